@@ -1,0 +1,31 @@
+#pragma once
+// Accelerator: facts about one kind of hardware, nothing more. It holds no training state and
+// knows nothing of models, optimizers or ranks; the Strategy owns the root device.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+
+#include "fulgur/accelerators/devices.h"
+
+namespace fulgur {
+
+class Accelerator {
+ public:
+  virtual ~Accelerator() = default;
+  virtual std::string name() const = 0;
+  virtual bool is_available() const = 0;
+  // How many devices `devices="auto"` means.
+  virtual int auto_device_count() const = 0;
+  // The device ids (CUDA) or process slots (CPU) the flag selects. Raises ConfigError.
+  virtual std::vector<int> parse_devices(const Devices& devices) const = 0;
+  virtual std::vector<c10::Device> get_parallel_devices(const std::vector<int>& ids) const = 0;
+  // Makes `device` current for this process (e.g. cudaSetDevice).
+  virtual void setup_device(const c10::Device& device) = 0;
+  virtual void teardown() {}
+  // Numbers worth logging (memory in use, utilisation), by name.
+  virtual std::map<std::string, double> device_stats(const c10::Device& device) const = 0;
+};
+
+}  // namespace fulgur

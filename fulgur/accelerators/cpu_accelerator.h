@@ -1,0 +1,18 @@
+#pragma once
+// The CPU. `devices=N` means N processes (Lightning's behaviour), each on the CPU device.
+#include "fulgur/accelerators/accelerator.h"
+
+namespace fulgur {
+
+class CPUAccelerator : public Accelerator {
+ public:
+  std::string name() const override { return "cpu"; }
+  bool is_available() const override { return true; }
+  int auto_device_count() const override { return 1; }
+  std::vector<int> parse_devices(const Devices& devices) const override;
+  std::vector<c10::Device> get_parallel_devices(const std::vector<int>& ids) const override;
+  void setup_device(const c10::Device& device) override;
+  std::map<std::string, double> device_stats(const c10::Device& device) const override;
+};
+
+}  // namespace fulgur

@@ -1,0 +1,240 @@
+#include "fulgur/callbacks/model_checkpoint.h"
+
+#include <cmath>
+#include <filesystem>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "fulgur/errors.h"
+#include "fulgur/loggers/logger.h"
+#include "fulgur/module.h"
+#include "fulgur/strategies/strategy.h"
+#include "fulgur/trainer.h"
+
+namespace fulgur {
+namespace fs = std::filesystem;
+
+ModelCheckpoint::ModelCheckpoint(ModelCheckpointOptions options) : options_(std::move(options)) {
+  if (options_.mode != "min" && options_.mode != "max") {
+    throw ConfigError("ModelCheckpoint(mode=\"" + options_.mode +
+                      "\") is not valid; choose \"min\" or \"max\"");
+  }
+  if (options_.save_top_k < -1) {
+    throw ConfigError(fmt::format("ModelCheckpoint(save_top_k={}) must be >= -1",
+                                  options_.save_top_k));
+  }
+  if (options_.monitor.empty() && options_.save_top_k > 1) {
+    throw ConfigError(fmt::format(
+        "ModelCheckpoint(save_top_k={}, monitor=None) is not a valid configuration: there is no "
+        "quantity to rank the top k by; set monitor",
+        options_.save_top_k));
+  }
+  if (options_.every_n_train_steps && *options_.every_n_train_steps < 0) {
+    throw ConfigError("ModelCheckpoint(every_n_train_steps) must be >= 0");
+  }
+  if (options_.every_n_epochs && *options_.every_n_epochs < 0) {
+    throw ConfigError("ModelCheckpoint(every_n_epochs) must be >= 0");
+  }
+  const bool step_based = options_.every_n_train_steps.value_or(0) > 0;
+  every_n_epochs_ = options_.every_n_epochs.value_or(step_based ? 0 : 1);
+  if (options_.filename.empty()) options_.filename = "{epoch}-{step}";
+}
+
+std::string ModelCheckpoint::state_key() const {
+  const auto monitor = options_.monitor.empty() ? "None" : "'" + options_.monitor + "'";
+  return fmt::format(
+      "ModelCheckpoint{{'monitor': {}, 'mode': '{}', 'every_n_train_steps': {}, "
+      "'every_n_epochs': {}, 'train_time_interval': None}}",
+      monitor, options_.mode, options_.every_n_train_steps.value_or(0), every_n_epochs_);
+}
+
+void ModelCheckpoint::setup(Trainer& trainer, Module&, const std::string&) {
+  if (!options_.dirpath.empty()) {
+    dirpath_ = options_.dirpath;
+  } else if (trainer.logger() != nullptr) {
+    dirpath_ = (fs::path(trainer.logger()->log_dir()) / "checkpoints").string();
+  } else {
+    dirpath_ = (fs::path(trainer.default_root_dir()) / "checkpoints").string();
+  }
+}
+
+std::string ModelCheckpoint::format_checkpoint_name(const std::map<std::string, double>& metrics,
+                                                    int version) const {
+  // Groups like {epoch}, {val_loss:.2f}; metric names may contain '/', '.', '-'.
+  static const std::regex group(R"(\{([^{}:]+)(?::([^{}]*))?\})");
+  std::string out;
+  auto begin = std::sregex_iterator(options_.filename.begin(), options_.filename.end(), group);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    out += options_.filename.substr(last, m.position() - last);
+    last = m.position() + m.length();
+    const std::string key = m[1];
+    const std::string spec = m[2].matched ? m[2].str() : "";
+    auto found = metrics.find(key);
+    const double value = found == metrics.end() ? 0.0 : found->second;
+    std::string rendered;
+    const bool integral = key == "epoch" || key == "step";
+    try {
+      rendered = integral ? fmt::format(fmt::runtime("{:" + spec + "}"),
+                                        static_cast<int64_t>(value))
+                          : fmt::format(fmt::runtime("{:" + spec + "}"), value);
+    } catch (const fmt::format_error& e) {
+      throw ConfigError(fmt::format("ModelCheckpoint(filename=\"{}\"): bad format \"{}\" for {}: {}",
+                                    options_.filename, spec, key, e.what()));
+    }
+    out += options_.auto_insert_metric_name ? key + "=" + rendered : rendered;
+  }
+  out += options_.filename.substr(last);
+  if (version > 0) out += fmt::format("-v{}", version);
+  return out;
+}
+
+bool ModelCheckpoint::should_skip(Trainer& trainer) const {
+  return trainer.options().fast_dev_run.batches > 0 || trainer.fn() != TrainerFn::Fitting ||
+         trainer.sanity_checking() || last_global_step_saved_ == trainer.global_step();
+}
+
+bool ModelCheckpoint::save_on_train_epoch_end(Trainer& trainer) const {
+  if (options_.save_on_train_epoch_end) return *options_.save_on_train_epoch_end;
+  // Lightning: with validation inside the epoch, or without validation at all, the epoch's
+  // end is the moment; otherwise validation's end is, so monitored values are fresh.
+  const auto& interval = trainer.options().val_check_interval;
+  if (!(interval.is_fraction() && std::get<double>(interval.value) == 1.0)) return false;
+  return trainer.num_val_batches() == 0;
+}
+
+bool ModelCheckpoint::epoch_due(Trainer& trainer) const {
+  return every_n_epochs_ > 0 && (trainer.current_epoch() + 1) % every_n_epochs_ == 0;
+}
+
+void ModelCheckpoint::on_train_batch_end(Trainer& trainer, Module&, const torch::Tensor&, Batch&,
+                                         int64_t) {
+  const int64_t n = options_.every_n_train_steps.value_or(0);
+  if (n <= 0 || should_skip(trainer) || trainer.global_step() % n != 0) return;
+  save(trainer);
+}
+
+void ModelCheckpoint::on_train_epoch_end(Trainer& trainer, Module&) {
+  if (should_skip(trainer) || !save_on_train_epoch_end(trainer) || !epoch_due(trainer)) return;
+  save(trainer);
+}
+
+void ModelCheckpoint::on_validation_end(Trainer& trainer, Module&) {
+  if (should_skip(trainer) || save_on_train_epoch_end(trainer) || !epoch_due(trainer)) return;
+  save(trainer);
+}
+
+void ModelCheckpoint::save(Trainer& trainer) {
+  auto metrics = trainer.callback_metrics();
+  metrics["epoch"] = static_cast<double>(trainer.current_epoch());
+  metrics["step"] = static_cast<double>(trainer.global_step());
+  save_top_k(trainer, metrics);
+  save_last(trainer, metrics);
+  last_global_step_saved_ = trainer.global_step();
+  trainer.strategy().barrier("ModelCheckpoint.save");
+}
+
+std::string ModelCheckpoint::unused_path(const std::map<std::string, double>& metrics,
+                                         const std::string& replaceable) const {
+  auto path = (fs::path(dirpath_) / (format_checkpoint_name(metrics) + kExtension)).string();
+  if (!options_.enable_version_counter) return path;
+  for (int v = 1; fs::exists(path) && path != replaceable; ++v) {
+    path = (fs::path(dirpath_) / (format_checkpoint_name(metrics, v) + kExtension)).string();
+  }
+  return path;
+}
+
+bool ModelCheckpoint::better(double candidate, double reference) const {
+  return options_.mode == "min" ? candidate < reference : candidate > reference;
+}
+
+void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, double>& metrics) {
+  if (options_.save_top_k == 0) return;
+  if (options_.monitor.empty()) {
+    // No ranking: the newest checkpoint replaces the previous one (unless all are kept).
+    const auto path = unused_path(metrics, best_model_path_);
+    const auto previous = best_model_path_;
+    best_model_path_ = path;
+    trainer.save_checkpoint(path, options_.save_weights_only);
+    if (options_.save_top_k == 1 && !previous.empty() && previous != path) {
+      trainer.strategy().remove_checkpoint(previous);
+    }
+    return;
+  }
+  auto found = metrics.find(options_.monitor);
+  if (found == metrics.end()) {
+    std::string keys;
+    for (const auto& [k, _] : metrics) keys += (keys.empty() ? "" : ", ") + k;
+    throw MisconfigurationError(fmt::format(
+        "ModelCheckpoint(monitor=\"{}\") could not find the monitored key in the logged metrics: "
+        "[{}]. Did you call log(\"{}\", value) in the Module?",
+        options_.monitor, keys, options_.monitor));
+  }
+  double current = found->second;
+  if (std::isnan(current)) current = options_.mode == "min" ? INFINITY : -INFINITY;
+  const bool full = options_.save_top_k != -1 &&
+                    static_cast<int>(best_k_models_.size()) >= options_.save_top_k;
+  if (full && !better(current, best_k_models_.at(kth_best_model_path_))) return;
+
+  const std::string replaced = full ? kth_best_model_path_ : std::string();
+  const auto path = unused_path(metrics, replaced);
+  if (full) best_k_models_.erase(kth_best_model_path_);
+  best_k_models_[path] = current;
+  // kth = the worst kept; best = the best kept.
+  kth_best_model_path_ = best_model_path_ = path;
+  for (const auto& [p, score] : best_k_models_) {
+    if (better(best_k_models_.at(kth_best_model_path_), score)) kth_best_model_path_ = p;
+    if (better(score, best_k_models_.at(best_model_path_))) best_model_path_ = p;
+  }
+  best_model_score_ = best_k_models_.at(best_model_path_);
+  trainer.save_checkpoint(path, options_.save_weights_only);
+  if (!replaced.empty() && replaced != path) trainer.strategy().remove_checkpoint(replaced);
+}
+
+void ModelCheckpoint::save_last(Trainer& trainer, const std::map<std::string, double>&) {
+  if (!options_.save_last) return;
+  const auto path = (fs::path(dirpath_) / (std::string(kLastName) + kExtension)).string();
+  trainer.save_checkpoint(path, options_.save_weights_only);
+  last_model_path_ = path;
+}
+
+c10::IValue ModelCheckpoint::state_dict() {
+  auto d = make_checkpoint_dict();
+  d.insert("monitor", options_.monitor.empty() ? c10::IValue() : c10::IValue(options_.monitor));
+  d.insert("best_model_score",
+           best_model_score_ ? c10::IValue(*best_model_score_) : c10::IValue());
+  d.insert("best_model_path", best_model_path_);
+  d.insert("kth_best_model_path", kth_best_model_path_);
+  d.insert("last_model_path", last_model_path_);
+  d.insert("dirpath", dirpath_);
+  c10::Dict<std::string, double> best_k;
+  for (const auto& [p, s] : best_k_models_) best_k.insert(p, s);
+  d.insert("best_k_models", best_k);
+  return d;
+}
+
+void ModelCheckpoint::load_state_dict(const c10::IValue& state) {
+  if (!state.isGenericDict()) return;
+  auto d = state.toGenericDict();
+  auto str = [&](const char* key) {
+    return d.contains(key) && d.at(key).isString() ? d.at(key).toStringRef() : std::string();
+  };
+  // Ranking only carries over when the checkpoints live in the same directory.
+  if (str("dirpath") != dirpath_) return;
+  best_model_path_ = str("best_model_path");
+  kth_best_model_path_ = str("kth_best_model_path");
+  last_model_path_ = str("last_model_path");
+  if (d.contains("best_model_score") && d.at("best_model_score").isDouble()) {
+    best_model_score_ = d.at("best_model_score").toDouble();
+  }
+  if (d.contains("best_k_models") && d.at("best_k_models").isGenericDict()) {
+    best_k_models_.clear();
+    for (const auto& entry : d.at("best_k_models").toGenericDict()) {
+      best_k_models_[entry.key().toStringRef()] = entry.value().toDouble();
+    }
+  }
+}
+
+}  // namespace fulgur

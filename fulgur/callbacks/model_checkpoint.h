@@ -1,0 +1,81 @@
+#pragma once
+// ModelCheckpoint: saves checkpoints while fitting, with Lightning's options and file names.
+// Without `monitor` it keeps the latest checkpoint (save_top_k=1); with `monitor` it keeps the
+// `save_top_k` best by `mode` (NaN is always worst). `filename` is a template:
+// "{epoch}-{step}" renders "epoch=2-step=300", "{val_loss:.2f}" renders "val_loss=0.12".
+// Files are written through the Strategy (rank 0) and never half-written; names that collide
+// get "-v1", "-v2", ... Default directory: <log_dir>/checkpoints.
+#include <map>
+#include <optional>
+#include <string>
+
+#include "fulgur/callbacks/callback.h"
+
+namespace fulgur {
+
+struct ModelCheckpointOptions {
+  std::string dirpath;   // "" = <logger's log_dir>/checkpoints, or <default_root_dir>/checkpoints
+  std::string filename;  // "" = "{epoch}-{step}"
+  std::string monitor;   // "" = none: keep the latest
+  std::string mode = "min";
+  bool save_last = false;
+  int save_top_k = 1;  // -1 all, 0 none
+  bool save_weights_only = false;
+  bool auto_insert_metric_name = true;
+  std::optional<int64_t> every_n_train_steps;
+  std::optional<int64_t> every_n_epochs;  // unset: 1 unless every_n_train_steps is set
+  std::optional<bool> save_on_train_epoch_end;
+  bool enable_version_counter = true;
+};
+
+class ModelCheckpoint : public Callback {
+ public:
+  static constexpr const char* kLastName = "last";
+  static constexpr const char* kExtension = ".ckpt";
+
+  explicit ModelCheckpoint(ModelCheckpointOptions options = {});
+  std::string name() const override { return "ModelCheckpoint"; }
+  std::string state_key() const override;
+  bool is_checkpointing() const override { return true; }
+
+  void setup(Trainer& trainer, Module& module, const std::string& stage) override;
+  void on_train_batch_end(Trainer& trainer, Module& module, const torch::Tensor&, Batch&,
+                          int64_t batch_idx) override;
+  void on_train_epoch_end(Trainer& trainer, Module& module) override;
+  void on_validation_end(Trainer& trainer, Module& module) override;
+  c10::IValue state_dict() override;
+  void load_state_dict(const c10::IValue& state) override;
+
+  // The file name (without directory) `filename` renders for these metrics.
+  std::string format_checkpoint_name(const std::map<std::string, double>& metrics,
+                                     int version = 0) const;
+  const std::string& dirpath() const { return dirpath_; }
+  const std::string& best_model_path() const { return best_model_path_; }
+  std::optional<double> best_model_score() const { return best_model_score_; }
+  const std::string& last_model_path() const { return last_model_path_; }
+  const std::map<std::string, double>& best_k_models() const { return best_k_models_; }
+  const ModelCheckpointOptions& options() const { return options_; }
+
+ private:
+  bool should_skip(Trainer& trainer) const;
+  bool save_on_train_epoch_end(Trainer& trainer) const;
+  bool epoch_due(Trainer& trainer) const;
+  void save(Trainer& trainer);
+  void save_top_k(Trainer& trainer, const std::map<std::string, double>& metrics);
+  void save_last(Trainer& trainer, const std::map<std::string, double>& metrics);
+  std::string unused_path(const std::map<std::string, double>& metrics,
+                          const std::string& replaceable) const;
+  bool better(double candidate, double reference) const;
+
+  ModelCheckpointOptions options_;
+  int64_t every_n_epochs_ = 1;
+  std::string dirpath_;
+  std::map<std::string, double> best_k_models_;
+  std::string best_model_path_;
+  std::optional<double> best_model_score_;
+  std::string kth_best_model_path_;
+  std::string last_model_path_;
+  int64_t last_global_step_saved_ = -1;
+};
+
+}  // namespace fulgur

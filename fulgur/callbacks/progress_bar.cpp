@@ -1,0 +1,115 @@
+#include "fulgur/callbacks/progress_bar.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "fulgur/trainer.h"
+
+namespace fulgur {
+namespace {
+
+std::string clock(double seconds) {
+  const auto s = static_cast<int64_t>(seconds);
+  return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+                   : fmt::format("{:02}:{:02}", s / 60, s % 60);
+}
+
+}  // namespace
+
+ProgressBar::ProgressBar(std::FILE* out, int interactive)
+    : out_(out), interactive_(interactive < 0 ? ::isatty(::fileno(out)) != 0 : interactive != 0) {}
+
+void ProgressBar::start(const std::string& label, int64_t total, bool with_metrics) {
+  bar_ = {label, total, 0, with_metrics, std::chrono::steady_clock::now()};
+  last_draw_ = bar_.started;
+}
+
+void ProgressBar::update(Trainer& trainer, int64_t done, bool force) {
+  bar_.done = done;
+  if (!interactive_ || !trainer.is_global_zero()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  const double elapsed = std::chrono::duration<double>(now - bar_.started).count();
+  const double rate = elapsed > 0 ? bar_.done / elapsed : 0;
+  const int width = 20;
+  const int filled = bar_.total > 0 ? static_cast<int>(width * bar_.done / bar_.total) : 0;
+  std::string line = fmt::format("\r{}: {:3}%|{}{}| {}/{} [{}, {:.2f}it/s", bar_.label,
+                                 bar_.total > 0 ? 100 * bar_.done / bar_.total : 0, std::string(filled, '#'),
+                                 std::string(width - filled, ' '), bar_.done, bar_.total, clock(elapsed),
+                                 rate);
+  if (bar_.with_metrics) {
+    for (const auto& [k, v] : trainer.progress_bar_metrics()) line += fmt::format(", {}={:.4g}", k, v);
+  }
+  line += "]\x1b[K";
+  std::fputs(line.c_str(), out_);
+  std::fflush(out_);
+}
+
+void ProgressBar::finish(Trainer& trainer) {
+  if (!trainer.is_global_zero()) return;
+  if (interactive_) {
+    update(trainer, bar_.done, /*force=*/true);
+    std::fputs("\n", out_);
+  } else {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - bar_.started).count();
+    std::string line = fmt::format("{}: {}/{} batches in {:.1f}s", bar_.label, bar_.done, bar_.total, elapsed);
+    if (bar_.with_metrics) {
+      for (const auto& [k, v] : trainer.progress_bar_metrics()) line += fmt::format(", {}={:.4g}", k, v);
+    }
+    std::fputs((line + "\n").c_str(), out_);
+  }
+  std::fflush(out_);
+}
+
+void ProgressBar::on_train_epoch_start(Trainer& trainer, Module&) {
+  start(fmt::format("Epoch {}", trainer.current_epoch()), trainer.num_training_batches(), true);
+}
+
+void ProgressBar::on_train_batch_end(Trainer& trainer, Module&, const torch::Tensor&, Batch&,
+                                     int64_t batch_idx) {
+  update(trainer, batch_idx + 1, false);
+}
+
+void ProgressBar::on_train_epoch_end(Trainer& trainer, Module&) { finish(trainer); }
+
+void ProgressBar::on_validation_start(Trainer& trainer, Module&) {
+  paused_epoch_bar_ = bar_;
+  start(trainer.sanity_checking() ? "Sanity Checking" : "Validation", trainer.num_val_batches(),
+        false);
+}
+
+void ProgressBar::on_validation_batch_end(Trainer& trainer, Module&, Batch&, int64_t batch_idx) {
+  update(trainer, batch_idx + 1, false);
+}
+
+void ProgressBar::on_validation_end(Trainer& trainer, Module&) {
+  // A validation inside an epoch hands the line back to the epoch's bar.
+  finish(trainer);
+  bar_ = paused_epoch_bar_;
+}
+
+void ProgressBar::on_test_start(Trainer& trainer, Module&) {
+  start("Testing", trainer.num_test_batches(), false);
+}
+
+void ProgressBar::on_test_batch_end(Trainer& trainer, Module&, Batch&, int64_t batch_idx) {
+  update(trainer, batch_idx + 1, false);
+}
+
+void ProgressBar::on_test_end(Trainer& trainer, Module&) { finish(trainer); }
+
+void ProgressBar::on_predict_start(Trainer& trainer, Module&) {
+  start("Predicting", trainer.num_predict_batches(), false);
+}
+
+void ProgressBar::on_predict_batch_end(Trainer& trainer, Module&, const torch::Tensor&, Batch&,
+                                       int64_t batch_idx) {
+  update(trainer, batch_idx + 1, false);
+}
+
+void ProgressBar::on_predict_end(Trainer& trainer, Module&) { finish(trainer); }
+
+}  // namespace fulgur

@@ -1,0 +1,30 @@
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+
+#include "fulgur/compat/cuda_device.h"
+
+namespace fulgur::compat {
+
+bool built_with_cuda() { return true; }
+
+void cuda_set_device(int index) { c10::cuda::set_device(static_cast<c10::DeviceIndex>(index)); }
+
+void cuda_empty_cache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
+
+std::map<std::string, double> cuda_memory_stats(int index) {
+  const auto stats =
+      c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  // Slot 0 is StatType::AGGREGATE in every LibTorch; the enum's namespace moved in 2.x
+  // (c10::CachingDeviceAllocator), the index did not.
+  constexpr size_t kAll = 0;
+  return {
+      {"allocated_bytes.all.current", static_cast<double>(stats.allocated_bytes[kAll].current)},
+      {"allocated_bytes.all.peak", static_cast<double>(stats.allocated_bytes[kAll].peak)},
+      {"reserved_bytes.all.current", static_cast<double>(stats.reserved_bytes[kAll].current)},
+      {"reserved_bytes.all.peak", static_cast<double>(stats.reserved_bytes[kAll].peak)},
+      {"num_alloc_retries", static_cast<double>(stats.num_alloc_retries)},
+      {"num_ooms", static_cast<double>(stats.num_ooms)},
+  };
+}
+
+}  // namespace fulgur::compat

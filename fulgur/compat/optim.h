@@ -1,0 +1,13 @@
+#pragma once
+// Optimizer calls whose signature differs between LibTorch 1.13 and 2.x. LibTorch 1.13's
+// Optimizer::zero_grad() takes no argument and zeroes the gradients; 2.x takes `set_to_none`
+// and, called without it, drops them. Everything outside fulgur/compat/ goes through here.
+#include <torch/optim/optimizer.h>
+
+namespace fulgur::compat {
+
+// set_to_none=true leaves every gradient undefined (the next backward allocates it afresh);
+// false keeps the tensors and fills them with zeros, on every LibTorch.
+void zero_grad(torch::optim::Optimizer& optimizer, bool set_to_none);
+
+}  // namespace fulgur::compat

@@ -1,0 +1,65 @@
+#include "fulgur/connectors/data_connector.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "fulgur/data/data_loader.h"
+#include "fulgur/data/data_module.h"
+#include "fulgur/errors.h"
+#include "fulgur/loops/hooks.h"
+
+namespace fulgur {
+
+std::shared_ptr<DataLoader> DataConnector::request(const std::string& stage,
+                                                   std::shared_ptr<DataLoader> given) {
+  if (given) return given;
+  const std::string fx = stage + "_dataloader";
+  DataModule* dm = trainer_.datamodule();
+  return hooks::module(trainer_, fx.c_str(), [&](Module& m) -> std::shared_ptr<DataLoader> {
+    if (stage == "train") return dm ? dm->train_dataloader() : m.train_dataloader();
+    if (stage == "val") return dm ? dm->val_dataloader() : m.val_dataloader();
+    if (stage == "test") return dm ? dm->test_dataloader() : m.test_dataloader();
+    return dm ? dm->predict_dataloader() : m.predict_dataloader();
+  });
+}
+
+int64_t DataConnector::limit_batches(int64_t available, const BatchCount& limit,
+                                     const std::string& flag) {
+  if (limit.is_fraction()) {
+    const double f = std::get<double>(limit.value);
+    if (!(f >= 0.0 && f <= 1.0)) {
+      throw ConfigError(fmt::format(
+          "{}={} is not valid: a fraction must be within [0.0, 1.0] (or give an int count)", flag,
+          f));
+    }
+    const auto n = static_cast<int64_t>(std::floor(available * f));
+    if (f > 0.0 && n == 0 && available > 0) {
+      throw ConfigError(fmt::format(
+          "You requested to check {} of the dataloader but {} * {} < 1. Please increase the "
+          "`{}` argument. Try at least `{}={}`",
+          f, f, available, flag, flag, 1.0 / static_cast<double>(available)));
+    }
+    return n;
+  }
+  const int64_t count = std::get<int64_t>(limit.value);
+  if (count < 0) {
+    throw ConfigError(fmt::format("{}={} is not valid: a batch count must be >= 0", flag, count));
+  }
+  return std::min(count, available);
+}
+
+BatchCount DataConnector::effective_limit(const std::string& stage) const {
+  const auto& o = trainer_.options();
+  if (o.fast_dev_run.batches > 0) return BatchCount(o.fast_dev_run.batches);
+  const bool overfit =
+      o.overfit_batches.is_fraction() ? std::get<double>(o.overfit_batches.value) > 0
+                                      : std::get<int64_t>(o.overfit_batches.value) > 0;
+  if (overfit && (stage == "train" || stage == "val")) return o.overfit_batches;
+  if (stage == "train") return o.limit_train_batches;
+  if (stage == "val") return o.limit_val_batches;
+  if (stage == "test") return o.limit_test_batches;
+  return o.limit_predict_batches;
+}
+
+}  // namespace fulgur

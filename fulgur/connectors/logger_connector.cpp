@@ -1,0 +1,197 @@
+#include "fulgur/connectors/logger_connector.h"
+
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "fulgur/errors.h"
+#include "fulgur/loggers/logger.h"
+#include "fulgur/strategies/strategy.h"
+#include "fulgur/trainer.h"
+
+namespace fulgur {
+namespace {
+
+// Lightning's _FxValidator: which hooks may log, and their on_step/on_epoch defaults.
+enum class FxKind { StepLevel, EvalStepLevel, EpochLevel };
+
+std::optional<FxKind> fx_kind(const char* fx) {
+  static const std::set<std::string> step_level = {
+      "training_step",        "on_train_batch_start",    "on_train_batch_end",
+      "on_before_backward",   "on_after_backward",       "on_before_optimizer_step",
+      "on_before_zero_grad",  "optimizer_step",          "optimizer_zero_grad",
+      "configure_gradient_clipping"};
+  static const std::set<std::string> eval_step_level = {
+      "validation_step",         "test_step",           "on_validation_batch_start",
+      "on_validation_batch_end", "on_test_batch_start", "on_test_batch_end"};
+  static const std::set<std::string> epoch_level = {
+      "on_train_start",           "on_train_epoch_start",     "on_train_epoch_end",
+      "on_validation_start",      "on_validation_epoch_start", "on_validation_epoch_end",
+      "on_test_start",            "on_test_epoch_start",      "on_test_epoch_end"};
+  if (fx == nullptr) return std::nullopt;
+  if (step_level.count(fx)) return FxKind::StepLevel;
+  if (eval_step_level.count(fx)) return FxKind::EvalStepLevel;
+  if (epoch_level.count(fx)) return FxKind::EpochLevel;
+  return std::nullopt;
+}
+
+}  // namespace
+
+LoggerConnector::LoggerConnector(Trainer& trainer) : trainer_(trainer) {}
+
+LoggerConnector::FxScope::FxScope(LoggerConnector& connector, const char* fx)
+    : connector_(connector), previous_(connector.current_fx_) {
+  connector_.current_fx_ = fx;
+}
+
+LoggerConnector::FxScope::~FxScope() { connector_.current_fx_ = previous_; }
+
+ResultCollection& LoggerConnector::active_results() {
+  return trainer_.stage() == RunningStage::Training ? train_results_ : eval_results_;
+}
+
+void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
+                          const LogOptions& options) {
+  const char* fx = current_fx_;
+  auto kind = fx_kind(fx);
+  if (!kind) {
+    throw MisconfigurationError(fmt::format(
+        "You can't `log(\"{}\")` inside `{}`: logging is allowed in the training, validation "
+        "and test steps and in their batch, epoch and start hooks",
+        name, fx ? fx : "this context"));
+  }
+  if (!value.defined()) {
+    throw MisconfigurationError(fmt::format("log(\"{}\") got an undefined tensor", name));
+  }
+  ResolvedLog resolved;
+  resolved.on_step = options.on_step.value_or(*kind == FxKind::StepLevel);
+  resolved.on_epoch = options.on_epoch.value_or(*kind != FxKind::StepLevel);
+  resolved.prog_bar = options.prog_bar;
+  resolved.logger = options.logger;
+  resolved.reduce_fx = options.reduce_fx;
+  if (*kind == FxKind::EpochLevel && resolved.on_step) {
+    throw MisconfigurationError(fmt::format(
+        "You can't `log(\"{}\", on_step=true)` in `{}`: it runs once per epoch; use on_epoch",
+        name, fx));
+  }
+  if (!resolved.on_step && !resolved.on_epoch) return;  // Lightning ignores such calls
+  // Sanity-check results are thrown away, so the values need not be kept either.
+  if (trainer_.sanity_checking()) return;
+  torch::Tensor v = value;
+  if (options.sync_dist) v = trainer_.strategy().reduce(v.detach(), ReduceOp::Mean);
+  active_results().log(name, v, resolved, options.batch_size.value_or(batch_size_));
+}
+
+std::map<std::string, torch::Tensor> LoggerConnector::publish(
+    const std::map<std::string, ResultCollection::Value>& values) {
+  std::map<std::string, torch::Tensor> for_loggers;
+  for (const auto& [key, v] : values) {
+    callback_values_[key] = v.value;
+    callback_dirty_ = true;
+    if (v.prog_bar) {
+      progress_bar_values_[key] = v.value;
+      progress_bar_dirty_ = true;
+    }
+    // "name_step" / "name_epoch" also answer to "name" in callback_metrics.
+    for (const char* suffix : {"_step", "_epoch"}) {
+      const size_t n = std::strlen(suffix);
+      if (key.size() > n && key.compare(key.size() - n, n, suffix) == 0) {
+        callback_values_[key.substr(0, key.size() - n)] = v.value;
+      }
+    }
+    if (v.logger) for_loggers[key] = v.value;
+  }
+  return for_loggers;
+}
+
+void LoggerConnector::on_train_batch_end(int64_t batches_that_stepped) {
+  for (auto& [key, value] : publish(train_results_.take_step_values())) {
+    pending_train_values_[key] = value;
+  }
+  const int64_t every = std::max<int64_t>(trainer_.options().log_every_n_steps, 1);
+  const bool due = (batches_that_stepped + 1) % every == 0 || trainer_.should_stop();
+  if (due && !pending_train_values_.empty()) {
+    log_metrics(to_host(pending_train_values_), batches_that_stepped);
+    pending_train_values_.clear();
+  }
+}
+
+void LoggerConnector::update_train_epoch_metrics() { publish(train_results_.epoch_values()); }
+
+void LoggerConnector::on_train_epoch_end(int64_t batches_that_stepped) {
+  pending_train_values_.clear();  // step values not yet due stay unlogged, as in Lightning
+  auto for_loggers = publish(train_results_.epoch_values());
+  if (!for_loggers.empty()) log_metrics(to_host(for_loggers), batches_that_stepped);
+}
+
+void LoggerConnector::on_eval_batch_end() {
+  // Step-level values of an evaluation reach callback and progress-bar metrics only.
+  publish(eval_results_.take_step_values());
+}
+
+Metrics LoggerConnector::on_eval_end(bool log, int64_t step) {
+  auto values = eval_results_.epoch_values();
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto& [key, v] : values) tensors[key] = v.value;
+  Metrics result = to_host(tensors);
+  auto for_loggers = publish(values);
+  if (log && !for_loggers.empty()) {
+    Metrics to_log;
+    for (const auto& [key, _] : for_loggers) to_log[key] = result[key];
+    log_metrics(std::move(to_log), step);
+  }
+  return result;
+}
+
+void LoggerConnector::log_metrics(Metrics metrics, int64_t step) {
+  if (trainer_.loggers().empty() || metrics.empty()) return;
+  for (const auto& [k, v] : metrics) logged_metrics_[k] = v;
+  metrics.emplace("epoch", static_cast<double>(trainer_.current_epoch()));
+  if (!trainer_.is_global_zero()) return;
+  for (const auto& logger : trainer_.loggers()) logger->log_metrics(metrics, step);
+}
+
+void LoggerConnector::reset() {
+  train_results_.reset();
+  eval_results_.reset();
+  callback_values_.clear();
+  progress_bar_values_.clear();
+  callback_metrics_.clear();
+  progress_bar_metrics_.clear();
+  logged_metrics_.clear();
+  pending_train_values_.clear();
+  callback_dirty_ = progress_bar_dirty_ = false;
+}
+
+const Metrics& LoggerConnector::callback_metrics() {
+  if (callback_dirty_) {
+    callback_metrics_ = to_host(callback_values_);
+    callback_dirty_ = false;
+  }
+  return callback_metrics_;
+}
+
+const Metrics& LoggerConnector::progress_bar_metrics() {
+  if (progress_bar_dirty_) {
+    progress_bar_metrics_ = to_host(progress_bar_values_);
+    progress_bar_dirty_ = false;
+  }
+  return progress_bar_metrics_;
+}
+
+Metrics LoggerConnector::to_host(const std::map<std::string, torch::Tensor>& tensors) {
+  Metrics out;
+  if (tensors.empty()) return out;
+  // One transfer for all values: a single host sync instead of one per metric.
+  std::vector<torch::Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const auto& [_, t] : tensors) parts.push_back(t.to(torch::kDouble).reshape({1}));
+  auto host = torch::cat(parts).to(torch::kCPU);
+  auto* data = host.data_ptr<double>();
+  size_t i = 0;
+  for (const auto& [key, _] : tensors) out[key] = data[i++];
+  return out;
+}
+
+}  // namespace fulgur

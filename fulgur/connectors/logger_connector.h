@@ -1,0 +1,90 @@
+#pragma once
+// LoggerConnector: routes `Module::log` to the running stage's ResultCollection with
+// Lightning's per-hook defaults, and turns results into the Trainer's metric maps and logger
+// calls. Device values are read to the host only when a logger writes (every
+// `log_every_n_steps`, at epoch ends) or when someone reads a metric map.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "fulgur/connectors/result_collection.h"
+#include "fulgur/loops/log_options.h"
+
+namespace fulgur {
+
+class Trainer;
+using Metrics = std::map<std::string, double>;
+
+class LoggerConnector {
+ public:
+  explicit LoggerConnector(Trainer& trainer);
+
+  // The hook now running, which decides log()'s defaults; restored when the scope ends.
+  class FxScope {
+   public:
+    FxScope(LoggerConnector& connector, const char* fx);
+    ~FxScope();
+    FxScope(const FxScope&) = delete;
+    FxScope& operator=(const FxScope&) = delete;
+
+   private:
+    LoggerConnector& connector_;
+    const char* previous_;
+  };
+  const char* current_fx() const { return current_fx_; }
+  // Weight of values logged for the current batch.
+  void set_batch_size(int64_t batch_size) { batch_size_ = batch_size; }
+
+  void log(const std::string& name, const torch::Tensor& value, const LogOptions& options);
+
+  // ---- training ----
+  void on_train_epoch_start() { train_results_.reset(); }
+  // After each training batch: publish step values; write them to the loggers when due.
+  void on_train_batch_end(int64_t batches_that_stepped);
+  // Makes the epoch's values visible in callback_metrics (before the epoch-end hooks read them).
+  void update_train_epoch_metrics();
+  // Publishes the epoch's values and writes them to the loggers.
+  void on_train_epoch_end(int64_t batches_that_stepped);
+
+  // ---- validation / test ----
+  void on_eval_start() { eval_results_.reset(); }
+  void on_eval_batch_end();
+  // Publishes the epoch values; returns them. Loggers get them unless `log` is false (sanity).
+  Metrics on_eval_end(bool log, int64_t step);
+
+  // Sends host values to every logger (rank 0), adding `epoch` when absent.
+  void log_metrics(Metrics metrics, int64_t step);
+  // Clears every metric map (at the start of fit/validate/test).
+  void reset();
+
+  const Metrics& callback_metrics();
+  const Metrics& progress_bar_metrics();
+  const Metrics& logged_metrics() const { return logged_metrics_; }
+
+ private:
+  ResultCollection& active_results();
+  // Makes values visible in the metric maps; returns those meant for the loggers.
+  std::map<std::string, torch::Tensor> publish(
+      const std::map<std::string, ResultCollection::Value>& values);
+  static Metrics to_host(const std::map<std::string, torch::Tensor>& tensors);
+
+  Trainer& trainer_;
+  const char* current_fx_ = nullptr;
+  int64_t batch_size_ = 1;
+  ResultCollection train_results_;
+  ResultCollection eval_results_;
+  // Latest values on their device; host copies made on demand.
+  std::map<std::string, torch::Tensor> callback_values_;
+  std::map<std::string, torch::Tensor> progress_bar_values_;
+  Metrics callback_metrics_;
+  Metrics progress_bar_metrics_;
+  bool callback_dirty_ = false;
+  bool progress_bar_dirty_ = false;
+  Metrics logged_metrics_;
+  // Train step values that reach the loggers at the next due step.
+  std::map<std::string, torch::Tensor> pending_train_values_;
+};
+
+}  // namespace fulgur

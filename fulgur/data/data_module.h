@@ -1,0 +1,27 @@
+#pragma once
+// fulgur::DataModule — Lightning's LightningDataModule: everything about the data in one place.
+// A loader hook returning nullptr means "this stage has no data".
+#include <memory>
+#include <string>
+
+#include "fulgur/data/data_loader.h"
+
+namespace fulgur {
+
+class DataModule {
+ public:
+  virtual ~DataModule() = default;
+  // Download or unpack; called once per node before setup.
+  virtual void prepare_data() {}
+  // Build datasets for `stage` ("fit", "validate", "test", "predict").
+  virtual void setup(const std::string& stage) { (void)stage; }
+  virtual void teardown(const std::string& stage) { (void)stage; }
+  virtual std::shared_ptr<DataLoader> train_dataloader() { return nullptr; }
+  virtual std::shared_ptr<DataLoader> val_dataloader() { return nullptr; }
+  virtual std::shared_ptr<DataLoader> test_dataloader() { return nullptr; }
+  virtual std::shared_ptr<DataLoader> predict_dataloader() { return nullptr; }
+  // Name under which this module's state is stored in checkpoints.
+  virtual std::string name() const { return "DataModule"; }
+};
+
+}  // namespace fulgur

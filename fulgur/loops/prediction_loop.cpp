@@ -1,0 +1,45 @@
+#include "fulgur/loops/prediction_loop.h"
+
+#include <c10/core/InferenceMode.h>
+
+#include "fulgur/data/data_loader.h"
+#include "fulgur/loops/hooks.h"
+#include "fulgur/strategies/strategy.h"
+
+namespace fulgur {
+
+std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
+  Trainer& t = trainer_;
+  Module& module = *t.module();
+  Strategy& strategy = t.strategy();
+  c10::InferenceMode inference;
+  batch_progress.reset_current();
+  std::vector<torch::Tensor> predictions;
+  predictions.reserve(static_cast<size_t>(max_batches));
+
+  hooks::module(t, "on_predict_model_eval", [](Module& m) { m.on_predict_model_eval(); });
+  FULGUR_CALL_HOOK(t, on_predict_start);
+  FULGUR_CALL_HOOK(t, on_predict_epoch_start);
+  loader_->load_state({loader_->state().epoch, 0});
+  int64_t batch_idx = 0;
+  for (auto it = max_batches > 0 ? loader_->begin() : loader_->end(); it != loader_->end();) {
+    batch_progress.is_last_batch = batch_idx + 1 == max_batches;
+    batch_progress.increment_ready();
+    Batch batch = strategy.batch_to_device(module, std::move(*it));
+    batch_progress.increment_started();
+    FULGUR_CALL_HOOK(t, on_predict_batch_start, batch, batch_idx);
+    auto output = hooks::module(
+        t, "predict_step", [&](Module& m) { return strategy.predict_step(m, batch, batch_idx); });
+    batch_progress.increment_processed();
+    FULGUR_CALL_HOOK(t, on_predict_batch_end, output, batch, batch_idx);
+    predictions.push_back(std::move(output));
+    batch_progress.increment_completed();
+    if (++batch_idx >= max_batches) break;
+    ++it;
+  }
+  FULGUR_CALL_HOOK(t, on_predict_epoch_end);
+  FULGUR_CALL_HOOK(t, on_predict_end);
+  return predictions;
+}
+
+}  // namespace fulgur

@@ -1,0 +1,26 @@
+#pragma once
+// PredictionLoop: predict_step over every batch (under inference mode), with the predict hooks;
+// collects what each step returns.
+#include <memory>
+#include <vector>
+
+#include "fulgur/loops/progress.h"
+#include "fulgur/trainer.h"
+
+namespace fulgur {
+
+class DataLoader;
+
+class PredictionLoop {
+ public:
+  explicit PredictionLoop(Trainer& trainer) : trainer_(trainer) {}
+  void set_dataloader(std::shared_ptr<DataLoader> loader) { loader_ = std::move(loader); }
+  std::vector<torch::Tensor> run(int64_t max_batches);
+  BatchProgress batch_progress;
+
+ private:
+  Trainer& trainer_;
+  std::shared_ptr<DataLoader> loader_;
+};
+
+}  // namespace fulgur

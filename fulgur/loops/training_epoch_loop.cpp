@@ -1,0 +1,129 @@
+#include "fulgur/loops/training_epoch_loop.h"
+
+#include <fmt/format.h>
+
+#include "fulgur/data/data_loader.h"
+#include "fulgur/errors.h"
+#include "fulgur/loops/automatic_optimization.h"
+#include "fulgur/loops/hooks.h"
+#include "fulgur/strategies/strategy.h"
+
+namespace fulgur {
+
+TrainingEpochLoop::TrainingEpochLoop(Trainer& trainer, EvaluationLoop& val_loop)
+    : trainer_(trainer), val_loop_(val_loop) {}
+
+bool TrainingEpochLoop::max_steps_reached() const {
+  const int64_t max_steps = trainer_.max_steps();
+  return max_steps != -1 && trainer_.global_step() >= max_steps;
+}
+
+bool TrainingEpochLoop::should_accumulate() const {
+  const bool window_done = (batch_idx() + 1) % trainer_.accumulate_grad_batches() == 0;
+  return !window_done && !batch_progress.is_last_batch;
+}
+
+bool TrainingEpochLoop::done() const {
+  if (max_steps_reached()) return true;
+  if (trainer_.should_stop() && trainer_.can_stop_early()) return true;
+  return batch_progress.current.ready >= trainer_.num_training_batches();
+}
+
+bool TrainingEpochLoop::should_check_val() const {
+  if (num_val_batches == 0) return false;
+  const auto every = trainer_.options().check_val_every_n_epoch;
+  if (every && (trainer_.current_epoch() + 1) % *every != 0) return false;
+  if (trainer_.should_stop() && trainer_.can_stop_early()) return true;
+  // Without check_val_every_n_epoch the interval counts batches across epochs.
+  const int64_t current = every ? batch_idx() : batch_progress.total.ready - 1;
+  return (current + 1) % val_check_batch == 0;
+}
+
+void TrainingEpochLoop::update_lr_schedulers(const std::string& interval, bool plateau) {
+  Trainer& t = trainer_;
+  if (!t.module()->automatic_optimization()) return;
+  if (interval == "step" && should_accumulate()) return;
+  for (auto& config : t.lr_scheduler_configs()) {
+    if (config.scheduler->needs_metric() != plateau || config.interval != interval) continue;
+    const int64_t current = (interval == "step" ? batch_idx() : t.current_epoch()) + 1;
+    if (current % config.frequency != 0) continue;
+    std::optional<double> metric;
+    if (!config.monitor.empty()) {
+      const auto& metrics = t.callback_metrics();
+      auto found = metrics.find(config.monitor);
+      if (found == metrics.end()) {
+        if (!config.strict) continue;
+        std::string keys;
+        for (const auto& [k, _] : metrics) keys += (keys.empty() ? "" : ", ") + k;
+        throw MisconfigurationError(fmt::format(
+            "{} is conditioned on metric \"{}\" which is not available. Available metrics are: "
+            "[{}]. Set the scheduler config's monitor to one of them, or strict=false",
+            config.scheduler->name(), config.monitor, keys));
+      }
+      metric = found->second;
+    }
+    hooks::module(t, "lr_scheduler_step",
+                  [&](Module& m) { m.lr_scheduler_step(*config.scheduler, metric); });
+  }
+}
+
+void TrainingEpochLoop::run(DataLoader& loader) {
+  Trainer& t = trainer_;
+  Module& module = *t.module();
+  Strategy& strategy = t.strategy();
+  auto& results = t.logger_connector();
+  AutomaticOptimization automatic(t);
+  batch_progress.reset_current();
+  batch_progress.is_last_batch = false;
+
+  if (done()) return;
+  for (auto it = loader.begin(); it != loader.end();) {
+    const int64_t idx = batch_progress.current.ready;
+    batch_progress.is_last_batch = idx + 1 == t.num_training_batches();
+    Batch batch = strategy.batch_to_device(module, std::move(*it));
+    batch_progress.increment_ready();
+    results.set_batch_size(batch_size_of(batch));
+
+    hooks::callbacks(t, "on_train_batch_start",
+                     [&](Callback& cb) { cb.on_train_batch_start(t, module, batch, idx); });
+    const bool go_on = hooks::module(
+        t, "on_train_batch_start", [&](Module& m) { return m.on_train_batch_start(batch, idx); });
+    if (!go_on) {
+      // Lightning's -1: the rest of this epoch is skipped.
+      batch_progress.increment_processed();
+      break;
+    }
+    batch_progress.increment_started();
+
+    torch::Tensor loss;
+    if (module.automatic_optimization()) {
+      loss = automatic.run(batch, idx, should_accumulate());
+    } else {
+      loss = hooks::module(
+          t, "training_step", [&](Module& m) { return strategy.training_step(m, batch, idx); });
+      if (loss.defined()) loss = loss.detach();
+    }
+    batch_progress.increment_processed();
+
+    update_lr_schedulers("step", /*plateau=*/false);
+    if (batch_progress.is_last_batch) update_lr_schedulers("epoch", /*plateau=*/false);
+    FULGUR_CALL_HOOK(t, on_train_batch_end, loss, batch, idx);
+    results.on_train_batch_end(batches_that_stepped);
+    batch_progress.increment_completed();
+
+    if (should_check_val()) {
+      if (!should_accumulate()) {
+        hooks::module(t, "on_validation_model_zero_grad",
+                      [](Module& m) { m.on_validation_model_zero_grad(); });
+      }
+      t.run_validation(num_val_batches);
+    }
+    update_lr_schedulers("step", /*plateau=*/true);
+    if (!should_accumulate()) ++batches_that_stepped;
+    // Stop before fetching a batch that will not run (the loader's position stays exact).
+    if (done()) break;
+    ++it;
+  }
+}
+
+}  // namespace fulgur

@@ -1,0 +1,44 @@
+#pragma once
+// TrainingEpochLoop: the batches of one training epoch — transfer, step, backward, optimizer
+// step (or accumulation), schedulers, validation at `val_check_interval`, step logging.
+#include <memory>
+
+#include "fulgur/loops/evaluation_loop.h"
+#include "fulgur/loops/progress.h"
+#include "fulgur/trainer.h"
+
+namespace fulgur {
+
+class DataLoader;
+
+class TrainingEpochLoop {
+ public:
+  TrainingEpochLoop(Trainer& trainer, EvaluationLoop& val_loop);
+
+  void run(DataLoader& loader);
+  // Steps every scheduler whose interval is `interval` and whose turn it is; schedulers that
+  // monitor a metric only when `plateau` (they need this step's validation results).
+  void update_lr_schedulers(const std::string& interval, bool plateau);
+  bool should_accumulate() const;
+  // max_steps reached.
+  bool max_steps_reached() const;
+
+  BatchProgress batch_progress;
+  OptimizerProgress optim_progress;
+  // Batches that ended an accumulation window: the `step` loggers see.
+  int64_t batches_that_stepped = 0;
+  // Training batches between two validations (Lightning's val_check_batch).
+  int64_t val_check_batch = 0;
+  // Number of validation batches per validation run; 0 disables validation.
+  int64_t num_val_batches = 0;
+
+ private:
+  bool done() const;
+  bool should_check_val() const;
+  int64_t batch_idx() const { return batch_progress.current.ready - 1; }
+
+  Trainer& trainer_;
+  EvaluationLoop& val_loop_;
+};
+
+}  // namespace fulgur

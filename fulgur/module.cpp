@@ -1,0 +1,133 @@
+#include "fulgur/module.h"
+
+#include <fmt/format.h>
+
+#include "fulgur/connectors/logger_connector.h"
+#include "fulgur/errors.h"
+#include "fulgur/strategies/strategy.h"
+#include "fulgur/trainer.h"
+
+namespace fulgur {
+
+Module::Module(std::string name) : torch::nn::Module(name), module_name_(std::move(name)) {}
+
+Module::~Module() = default;
+
+void Module::validation_step(Batch&, int64_t) {
+  throw MisconfigurationError(
+      "the Module has validation data but does not override validation_step(); override it, "
+      "or set limit_val_batches=0 to train without validation");
+}
+
+void Module::test_step(Batch&, int64_t) {
+  throw MisconfigurationError("No `test_step()` method defined to run `Trainer.test`.");
+}
+
+torch::Tensor Module::predict_step(Batch&, int64_t) {
+  throw MisconfigurationError("No `predict_step()` method defined to run `Trainer.predict`.");
+}
+
+void Module::log(const std::string& name, const torch::Tensor& value, LogOptions options) {
+  // Like Lightning, logging outside of a Trainer is a no-op.
+  if (trainer_ == nullptr) return;
+  trainer_->logger_connector().log(name, value, options);
+}
+
+void Module::log(const std::string& name, double value, LogOptions options) {
+  if (trainer_ == nullptr) return;
+  log(name, torch::tensor(value, torch::kDouble), options);
+}
+
+void Module::log_dict(const std::map<std::string, torch::Tensor>& values, LogOptions options) {
+  for (const auto& [name, value] : values) log(name, value, options);
+}
+
+std::vector<std::shared_ptr<Optimizer>> Module::optimizers() {
+  if (trainer_ == nullptr) return {};
+  return trainer_->optimizers();
+}
+
+std::shared_ptr<Optimizer> Module::optimizer() {
+  auto all = optimizers();
+  if (all.empty()) {
+    throw MisconfigurationError("optimizer(): configure_optimizers() returned no optimizer");
+  }
+  return all.front();
+}
+
+std::vector<std::shared_ptr<LRScheduler>> Module::lr_schedulers() {
+  std::vector<std::shared_ptr<LRScheduler>> out;
+  if (trainer_ == nullptr) return out;
+  for (const auto& config : trainer_->lr_scheduler_configs()) out.push_back(config.scheduler);
+  return out;
+}
+
+void Module::manual_backward(const torch::Tensor& loss) {
+  if (trainer_ == nullptr) {
+    loss.backward();
+    return;
+  }
+  if (automatic_optimization_) {
+    throw MisconfigurationError(
+        "manual_backward() is for manual optimization; call "
+        "set_automatic_optimization(false) in the Module's constructor");
+  }
+  trainer_->run_backward(loss);
+}
+
+void Module::clip_gradients(Optimizer& optimizer, std::optional<double> gradient_clip_val,
+                            std::optional<GradClipAlgorithm> gradient_clip_algorithm) {
+  if (!gradient_clip_val || *gradient_clip_val <= 0) return;
+  const auto algorithm = gradient_clip_algorithm.value_or(GradClipAlgorithm::Norm);
+  if (trainer_ != nullptr) {
+    trainer_->strategy().clip_gradients(optimizer.optimizer(), *gradient_clip_val, algorithm);
+    return;
+  }
+  Precision().clip_gradients(optimizer.optimizer(), *gradient_clip_val, algorithm);
+}
+
+torch::Device Module::device() const {
+  auto params = parameters();
+  if (!params.empty()) return params.front().device();
+  if (trainer_ != nullptr) return trainer_->strategy().root_device();
+  return torch::kCPU;
+}
+
+int64_t Module::current_epoch() const { return trainer_ ? trainer_->current_epoch() : 0; }
+
+int64_t Module::global_step() const { return trainer_ ? trainer_->global_step() : 0; }
+
+void Module::on_validation_model_zero_grad() { zero_grad(/*set_to_none=*/true); }
+
+void Module::configure_gradient_clipping(Optimizer& optimizer,
+                                         std::optional<double> gradient_clip_val,
+                                         std::optional<GradClipAlgorithm> algorithm) {
+  clip_gradients(optimizer, gradient_clip_val, algorithm);
+}
+
+void Module::optimizer_step(int64_t, int64_t, Optimizer& optimizer, const Closure& closure) {
+  optimizer.step(closure);
+}
+
+void Module::optimizer_zero_grad(int64_t, int64_t, Optimizer& optimizer) {
+  optimizer.zero_grad();
+}
+
+void Module::lr_scheduler_step(LRScheduler& scheduler, std::optional<double> metric) {
+  if (scheduler.needs_metric()) {
+    scheduler.step(metric);
+  } else {
+    scheduler.step();
+  }
+}
+
+Batch Module::transfer_batch_to_device(Batch batch, const torch::Device& device, int64_t) {
+  auto move = [&](torch::Tensor& t) {
+    if (t.defined() && t.device() != device) t = t.to(device, /*non_blocking=*/t.is_pinned());
+  };
+  move(batch.data);
+  move(batch.target);
+  return batch;
+}
+
+}  // namespace fulgur

@@ -1,0 +1,28 @@
+#pragma once
+// StepLR (torch.optim.lr_scheduler.StepLR): multiplies each param group's rate by `gamma`
+// every `step_size` periods, so at period e the rate is base * gamma^(e / step_size) unless
+// something else changed it in between (the update is PyTorch's chainable one).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fulgur/optim/lr_scheduler.h"
+
+namespace fulgur {
+
+class StepLR : public LRScheduler {
+ public:
+  // Raises ConfigError when step_size < 1.
+  StepLR(torch::optim::Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
+  std::string name() const override { return "StepLR"; }
+
+ protected:
+  std::vector<double> compute_lrs(std::optional<double> metric) override;
+
+ private:
+  int64_t step_size_;
+  double gamma_;
+};
+
+}  // namespace fulgur

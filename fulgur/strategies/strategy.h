@@ -1,0 +1,101 @@
+#pragma once
+// Strategy: the one object that decides how training meets hardware. It owns the accelerator,
+// the precision plugin, the checkpoint IO and the cluster environment, and the root device.
+// Loops and the Trainer talk only to the Strategy: moving models and batches, running steps,
+// backward, optimizer steps, collectives and checkpoint storage all go through here.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <torch/optim/optimizer.h>
+
+#include "fulgur/accelerators/accelerator.h"
+#include "fulgur/data/batch.h"
+#include "fulgur/environments/cluster_environment.h"
+#include "fulgur/io/checkpoint_io.h"
+#include "fulgur/precision/precision.h"
+
+namespace fulgur {
+
+class Module;
+
+enum class ReduceOp { Sum, Mean, Min, Max };
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // The registry name, e.g. "single_device", "ddp".
+  virtual std::string name() const = 0;
+
+  // ---- the parts (set by the AcceleratorConnector; a user-built strategy may bring its own) ----
+  const std::shared_ptr<Accelerator>& accelerator() const { return accelerator_; }
+  const std::shared_ptr<Precision>& precision() const { return precision_; }
+  const std::shared_ptr<CheckpointIO>& checkpoint_io() const { return checkpoint_io_; }
+  const std::shared_ptr<ClusterEnvironment>& cluster_environment() const {
+    return cluster_environment_;
+  }
+  void set_accelerator(std::shared_ptr<Accelerator> accelerator);
+  void set_precision(std::shared_ptr<Precision> precision);
+  void set_checkpoint_io(std::shared_ptr<CheckpointIO> checkpoint_io);
+  void set_cluster_environment(std::shared_ptr<ClusterEnvironment> environment);
+  // The devices this strategy spreads over (one for single-device) and this process's own.
+  void set_parallel_devices(std::vector<c10::Device> devices);
+  const std::vector<c10::Device>& parallel_devices() const { return parallel_devices_; }
+  virtual c10::Device root_device() const = 0;
+  int num_nodes() const { return num_nodes_; }
+  void set_num_nodes(int num_nodes) { num_nodes_ = num_nodes; }
+
+  // ---- process facts ----
+  virtual int world_size() const { return 1; }
+  virtual int global_rank() const { return 0; }
+  virtual int local_rank() const { return 0; }
+  virtual int node_rank() const { return 0; }
+  bool is_global_zero() const { return global_rank() == 0; }
+
+  // ---- life cycle ----
+  // Once per process before anything runs: make the root device current, join process groups.
+  virtual void setup_environment();
+  // Moves the module to the root device and converts it to the precision's dtype.
+  virtual void setup_module(Module& module);
+  virtual void teardown();
+
+  // ---- one step ----
+  // Runs the Module's three transfer hooks; the precision converts floating-point inputs.
+  virtual Batch batch_to_device(Module& module, Batch batch, int64_t dataloader_idx = 0);
+  virtual torch::Tensor training_step(Module& module, Batch& batch, int64_t batch_idx);
+  virtual void validation_step(Module& module, Batch& batch, int64_t batch_idx);
+  virtual void test_step(Module& module, Batch& batch, int64_t batch_idx);
+  virtual torch::Tensor predict_step(Module& module, Batch& batch, int64_t batch_idx);
+  // Precision scaling, then the Module's `backward` hook (or plain autograd without a Module).
+  virtual void backward(const torch::Tensor& loss, Module* module = nullptr);
+  virtual torch::Tensor optimizer_step(torch::optim::Optimizer& optimizer, const Closure& closure,
+                                       const std::function<void()>& after_closure);
+  void clip_gradients(torch::optim::Optimizer& optimizer, double clip_val,
+                      GradClipAlgorithm algorithm);
+
+  // ---- collectives (identity on one process) ----
+  virtual torch::Tensor reduce(const torch::Tensor& tensor, ReduceOp op = ReduceOp::Mean);
+  // One tensor per rank, in rank order.
+  virtual std::vector<torch::Tensor> all_gather(const torch::Tensor& tensor);
+  virtual torch::Tensor broadcast(const torch::Tensor& tensor, int src = 0);
+  virtual std::string broadcast(const std::string& text, int src = 0);
+  virtual void barrier(const std::string& name = "");
+  // all=true: true only if every rank says true; all=false: true if any rank does.
+  virtual bool reduce_boolean_decision(bool decision, bool all = true);
+
+  // ---- checkpoints (rank 0 writes; every rank may read) ----
+  virtual void save_checkpoint(const CheckpointDict& checkpoint, const std::string& path);
+  virtual CheckpointDict load_checkpoint(const std::string& path);
+  virtual void remove_checkpoint(const std::string& path);
+
+ protected:
+  std::shared_ptr<Accelerator> accelerator_;
+  std::shared_ptr<Precision> precision_;
+  std::shared_ptr<CheckpointIO> checkpoint_io_;
+  std::shared_ptr<ClusterEnvironment> cluster_environment_;
+  std::vector<c10::Device> parallel_devices_;
+  int num_nodes_ = 1;
+};
+
+}  // namespace fulgur

@@ -1,0 +1,21 @@
+#include "fulgur/strategies/strategy_registry.h"
+
+#include "fulgur/strategies/single_device_strategy.h"
+
+namespace fulgur {
+
+Registry<Strategy>& strategy_registry() {
+  static Registry<Strategy>* registry = [] {
+    auto* r = new Registry<Strategy>("strategy");
+    r->add("single_device", [] { return std::make_shared<SingleDeviceStrategy>(); });
+    // Lightning's multi-process strategies; later versions register them here.
+    for (const char* name :
+         {"ddp", "ddp_spawn", "ddp_find_unused_parameters_true", "fsdp", "deepspeed"}) {
+      r->add_planned(name);
+    }
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace fulgur

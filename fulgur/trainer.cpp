@@ -1,0 +1,579 @@
+#include "fulgur/trainer.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include <ATen/Context.h>
+#include <fmt/format.h>
+
+#include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/callbacks/model_summary.h"
+#include "fulgur/callbacks/progress_bar.h"
+#include "fulgur/callbacks/timer.h"
+#include "fulgur/connectors/accelerator_connector.h"
+#include "fulgur/connectors/checkpoint_connector.h"
+#include "fulgur/connectors/data_connector.h"
+#include "fulgur/connectors/logger_connector.h"
+#include "fulgur/data/data_loader.h"
+#include "fulgur/data/data_module.h"
+#include "fulgur/errors.h"
+#include "fulgur/loggers/csv_logger.h"
+#include "fulgur/loops/evaluation_loop.h"
+#include "fulgur/loops/fit_loop.h"
+#include "fulgur/loops/hooks.h"
+#include "fulgur/loops/prediction_loop.h"
+#include "fulgur/optim/grad_clip.h"
+#include "fulgur/seed.h"
+#include "fulgur/strategies/strategy.h"
+
+namespace fulgur {
+namespace fs = std::filesystem;
+namespace {
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw ConfigError(message);
+}
+
+void validate_options(const TrainerOptions& o) {
+  require(!o.max_epochs || *o.max_epochs >= -1,
+          fmt::format("max_epochs={} is not valid: use -1 (no limit) or a count >= 0",
+                      o.max_epochs.value_or(0)));
+  require(o.max_steps >= -1,
+          fmt::format("max_steps={} is not valid: use -1 (no limit) or a count >= 0", o.max_steps));
+  require(!o.min_epochs || *o.min_epochs >= 0, "min_epochs must be >= 0");
+  require(!o.min_steps || *o.min_steps >= 0, "min_steps must be >= 0");
+  require(o.accumulate_grad_batches >= 1,
+          fmt::format("accumulate_grad_batches={} is not valid: it must be a positive integer",
+                      o.accumulate_grad_batches));
+  require(o.log_every_n_steps >= 0,
+          fmt::format("log_every_n_steps={} must be >= 0", o.log_every_n_steps));
+  require(o.num_sanity_val_steps >= -1,
+          fmt::format("num_sanity_val_steps={} is not valid: use -1 (all) or a count >= 0",
+                      o.num_sanity_val_steps));
+  require(!o.check_val_every_n_epoch || *o.check_val_every_n_epoch >= 1,
+          fmt::format("check_val_every_n_epoch={} is not valid: it must be >= 1 (or unset)",
+                      o.check_val_every_n_epoch.value_or(0)));
+  require(o.fast_dev_run.batches >= 0,
+          fmt::format("fast_dev_run={} is not valid: use true, false or a count >= 0",
+                      o.fast_dev_run.batches));
+  require(!o.gradient_clip_val || *o.gradient_clip_val >= 0,
+          fmt::format("gradient_clip_val={} must be >= 0", o.gradient_clip_val.value_or(0)));
+  if (o.gradient_clip_algorithm) parse_grad_clip_algorithm(*o.gradient_clip_algorithm);
+  if (o.max_time) Timer::parse(*o.max_time);
+  const auto& v = o.val_check_interval;
+  if (v.is_fraction()) {
+    const double f = std::get<double>(v.value);
+    require(f > 0.0 && f <= 1.0,
+            fmt::format("val_check_interval={} is not valid: a fraction must be in (0.0, 1.0], "
+                        "a count an int >= 1",
+                        v.to_string()));
+  } else {
+    require(std::get<int64_t>(v.value) >= 1,
+            fmt::format("val_check_interval={} is not valid: a count must be >= 1", v.to_string()));
+  }
+}
+
+bool is_zero(const BatchCount& c) {
+  return c.is_fraction() ? std::get<double>(c.value) == 0.0 : std::get<int64_t>(c.value) == 0;
+}
+
+}  // namespace
+
+Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
+  validate_options(options_);
+  if (options_.seed) seed_everything(*options_.seed);
+  if (options_.deterministic) at::globalContext().setDeterministicAlgorithms(*options_.deterministic, false);
+  if (options_.benchmark) at::globalContext().setBenchmarkCuDNN(*options_.benchmark);
+
+  if (options_.fast_dev_run.batches > 0) {
+    // Lightning: N batches of each stage, one epoch, no sanity check, no logs, no checkpoints.
+    options_.max_steps = options_.fast_dev_run.batches;
+    options_.max_epochs = 1;
+    options_.num_sanity_val_steps = 0;
+    options_.val_check_interval = 1.0;
+    options_.check_val_every_n_epoch = 1;
+    options_.logger = false;
+  }
+  max_epochs_ = options_.max_epochs;
+  if (!max_epochs_) max_epochs_ = options_.max_steps == -1 ? 1000 : -1;
+
+  strategy_ = AcceleratorConnector({.accelerator = options_.accelerator,
+                                    .strategy = options_.strategy,
+                                    .devices = options_.devices,
+                                    .num_nodes = options_.num_nodes,
+                                    .precision = options_.precision,
+                                    .plugins = options_.plugins})
+                  .strategy();
+  setup_loggers();
+
+  callbacks_ = options_.callbacks;
+  auto has = [&](auto* probe) {
+    using T = std::remove_pointer_t<decltype(probe)>;
+    return std::any_of(callbacks_.begin(), callbacks_.end(),
+                       [](const auto& cb) { return dynamic_cast<T*>(cb.get()) != nullptr; });
+  };
+  if (!options_.enable_checkpointing && has(static_cast<ModelCheckpoint*>(nullptr))) {
+    throw ConfigError(
+        "Trainer was configured with enable_checkpointing=false but found a ModelCheckpoint in "
+        "the callbacks list; remove it or set enable_checkpointing=true");
+  }
+  if (options_.enable_progress_bar && !has(static_cast<ProgressBar*>(nullptr))) {
+    callbacks_.push_back(std::make_shared<ProgressBar>());
+  }
+  if (options_.enable_model_summary && !has(static_cast<ModelSummary*>(nullptr))) {
+    callbacks_.push_back(std::make_shared<ModelSummary>());
+  }
+  if (options_.max_time && !has(static_cast<Timer*>(nullptr))) {
+    callbacks_.push_back(std::make_shared<Timer>(Timer::parse(*options_.max_time)));
+  }
+  if (options_.enable_checkpointing && !has(static_cast<ModelCheckpoint*>(nullptr))) {
+    callbacks_.push_back(std::make_shared<ModelCheckpoint>());
+  }
+
+  logger_connector_ = std::make_unique<LoggerConnector>(*this);
+  data_connector_ = std::make_unique<DataConnector>(*this);
+  checkpoint_connector_ = std::make_unique<CheckpointConnector>(*this);
+  validate_loop_ = std::make_unique<EvaluationLoop>(*this, /*testing=*/false);
+  test_loop_ = std::make_unique<EvaluationLoop>(*this, /*testing=*/true);
+  fit_loop_ = std::make_unique<FitLoop>(*this, *validate_loop_);
+  predict_loop_ = std::make_unique<PredictionLoop>(*this);
+  lr_scheduler_configs_ = std::make_unique<std::vector<SchedulerConfig>>();
+}
+
+Trainer::~Trainer() {
+  if (module_ != nullptr && module_->trainer_ == this) module_->trainer_ = nullptr;
+}
+
+void Trainer::setup_loggers() {
+  if (!options_.logger.enabled) return;
+  loggers_ = options_.logger.loggers;
+  if (loggers_.empty()) {
+    loggers_.push_back(std::make_shared<CSVLogger>(CSVLoggerOptions{.save_dir = default_root_dir()}));
+  }
+}
+
+void Trainer::setup_callbacks(Module& module) {
+  // Callbacks from configure_callbacks replace trainer callbacks of the same kind.
+  auto extra = hooks::module(*this, "configure_callbacks",
+                             [](Module& m) { return m.configure_callbacks(); });
+  for (const auto& cb : extra) {
+    std::erase_if(callbacks_, [&](const auto& existing) { return existing->name() == cb->name(); });
+    callbacks_.push_back(cb);
+  }
+  // Checkpointing runs last so it sees everything the others changed.
+  std::stable_partition(callbacks_.begin(), callbacks_.end(),
+                        [](const auto& cb) { return !cb->is_checkpointing(); });
+  (void)module;
+}
+
+// ---------------------------------------------------------------- forwarders and state
+
+Accelerator& Trainer::accelerator() const { return *strategy_->accelerator(); }
+Precision& Trainer::precision_plugin() const { return *strategy_->precision(); }
+CheckpointIO& Trainer::checkpoint_io() const { return *strategy_->checkpoint_io(); }
+
+ModelCheckpoint* Trainer::checkpoint_callback() const {
+  for (const auto& cb : callbacks_) {
+    if (auto* mc = dynamic_cast<ModelCheckpoint*>(cb.get())) return mc;
+  }
+  return nullptr;
+}
+
+int64_t Trainer::current_epoch() const { return fit_loop_->current_epoch(); }
+int64_t Trainer::global_step() const {
+  return fit_loop_->epoch_loop.optim_progress.step.total.completed;
+}
+int64_t Trainer::batches_that_stepped() const { return fit_loop_->epoch_loop.batches_that_stepped; }
+bool Trainer::can_stop_early() const { return fit_loop_->can_stop_early(); }
+bool Trainer::is_global_zero() const { return strategy_->is_global_zero(); }
+int Trainer::world_size() const { return strategy_->world_size(); }
+int Trainer::global_rank() const { return strategy_->global_rank(); }
+
+std::string Trainer::default_root_dir() const {
+  return options_.default_root_dir.empty() ? fs::current_path().string()
+                                           : options_.default_root_dir;
+}
+
+std::string Trainer::log_dir() const {
+  return loggers_.empty() ? default_root_dir() : loggers_.front()->log_dir();
+}
+
+double Trainer::elapsed_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start_).count();
+}
+
+const Metrics& Trainer::callback_metrics() const { return logger_connector_->callback_metrics(); }
+const Metrics& Trainer::logged_metrics() const { return logger_connector_->logged_metrics(); }
+const Metrics& Trainer::progress_bar_metrics() const {
+  return logger_connector_->progress_bar_metrics();
+}
+
+// ---------------------------------------------------------------- steps the loops share
+
+void Trainer::run_backward(const torch::Tensor& loss) {
+  hooks::callbacks(*this, "on_before_backward",
+                   [&](Callback& cb) { cb.on_before_backward(*this, *module_, loss); });
+  hooks::module(*this, "on_before_backward", [&](Module& m) { m.on_before_backward(loss); });
+  strategy_->backward(loss, module_);
+  FULGUR_CALL_HOOK(*this, on_after_backward);
+}
+
+void Trainer::run_validation(int64_t max_batches) {
+  stage_ = RunningStage::Validating;
+  validate_loop_->run(max_batches, /*log=*/true);
+  stage_ = RunningStage::Training;
+}
+
+void Trainer::configure_optimizers() {
+  Module& module = *module_;
+  auto config = hooks::module(*this, "configure_optimizers",
+                              [](Module& m) { return m.configure_optimizers(); });
+  if (config.optimizers.empty() || !config.optimizers.front()) {
+    throw MisconfigurationError(
+        "configure_optimizers() returned no optimizer; return one, e.g. "
+        "std::make_shared<torch::optim::Adam>(parameters(), 1e-3)");
+  }
+  if (module.automatic_optimization() && config.optimizers.size() > 1) {
+    throw MisconfigurationError(
+        "Training with multiple optimizers is only supported with manual optimization. Call "
+        "set_automatic_optimization(false), then use optimizers() in training_step");
+  }
+  if (!module.automatic_optimization() && options_.gradient_clip_val) {
+    throw MisconfigurationError(
+        "Automatic gradient clipping is not supported for manual optimization. Remove "
+        "gradient_clip_val from the Trainer or call clip_gradients() in training_step");
+  }
+  for (const auto& sc : config.schedulers) {
+    if (!sc.scheduler) throw MisconfigurationError("a scheduler config has no scheduler");
+    if (sc.interval != "step" && sc.interval != "epoch") {
+      throw MisconfigurationError(fmt::format(
+          "The \"interval\" of a scheduler config must be \"step\" or \"epoch\", not \"{}\"",
+          sc.interval));
+    }
+    if (sc.frequency < 1) {
+      throw MisconfigurationError(
+          fmt::format("The \"frequency\" of a scheduler config must be >= 1, not {}", sc.frequency));
+    }
+    if (sc.scheduler->needs_metric() && sc.monitor.empty()) {
+      throw MisconfigurationError(fmt::format(
+          "The scheduler config of {} must include a monitor, e.g. {{.scheduler = s, .monitor = "
+          "\"val_loss\"}}",
+          sc.scheduler->name()));
+    }
+  }
+  *lr_scheduler_configs_ = config.schedulers;
+
+  const auto clip_algorithm = options_.gradient_clip_algorithm
+                                  ? std::optional(parse_grad_clip_algorithm(*options_.gradient_clip_algorithm))
+                                  : std::nullopt;
+  optimizers_.clear();
+  for (auto& opt : config.optimizers) {
+    auto wrapper = std::make_shared<Optimizer>(opt);
+    Optimizer* w = wrapper.get();
+    wrapper->set_step_fn([this, w, clip_algorithm](torch::optim::Optimizer& o,
+                                                   const Closure& closure) {
+      auto after_closure = [this, w, clip_algorithm] {
+        hooks::callbacks(*this, "on_before_optimizer_step",
+                         [&](Callback& cb) { cb.on_before_optimizer_step(*this, *module_, *w); });
+        hooks::module(*this, "on_before_optimizer_step",
+                      [&](Module& m) { m.on_before_optimizer_step(*w); });
+        hooks::module(*this, "configure_gradient_clipping", [&](Module& m) {
+          m.configure_gradient_clipping(*w, options_.gradient_clip_val, clip_algorithm);
+        });
+      };
+      auto& progress = fit_loop_->epoch_loop.optim_progress.step;
+      progress.increment_ready();
+      auto loss = strategy_->optimizer_step(o, closure, after_closure);
+      progress.increment_completed();
+      return loss;
+    });
+    optimizers_.push_back(std::move(wrapper));
+  }
+}
+
+// ---------------------------------------------------------------- running a stage
+
+template <typename Body>
+void Trainer::run_stage(Stage stage, Module& module, DataModule* datamodule, Body&& body) {
+  static const char* names[] = {"fit", "validate", "test", "predict"};
+  const std::string name = names[static_cast<int>(stage)];
+  fn_ = std::array{TrainerFn::Fitting, TrainerFn::Validating, TrainerFn::Testing,
+                   TrainerFn::Predicting}[static_cast<int>(stage)];
+  status_ = TrainerStatus::Running;
+  should_stop_ = false;
+  module_ = &module;
+  module.trainer_ = this;
+  datamodule_ = datamodule;
+  try {
+    logger_connector_->reset();
+    setup_callbacks(module);
+    if (strategy_->local_rank() == 0) {
+      if (datamodule_) datamodule_->prepare_data();
+      hooks::module(*this, "prepare_data", [](Module& m) { m.prepare_data(); });
+    }
+    strategy_->setup_environment();
+    if (datamodule_) datamodule_->setup(name);
+    FULGUR_CALL_HOOK(*this, setup, name);
+    hooks::module(*this, "configure_model", [](Module& m) { m.configure_model(); });
+    strategy_->setup_module(module);
+
+    body();
+
+    if (datamodule_) datamodule_->teardown(name);
+    FULGUR_CALL_HOOK(*this, teardown, name);
+    for (const auto& logger : loggers_) logger->finalize("success");
+    strategy_->teardown();
+  } catch (const std::exception& error) {
+    status_ = TrainerStatus::Interrupted;
+    // Cleanup must not hide the original error.
+    try {
+      hooks::callbacks(*this, "on_exception",
+                       [&](Callback& cb) { cb.on_exception(*this, module, error); });
+      for (const auto& logger : loggers_) logger->finalize("failed");
+      strategy_->teardown();
+    } catch (...) {
+    }
+    stage_ = RunningStage::Training;
+    throw;
+  }
+  stage_ = RunningStage::Training;
+  status_ = TrainerStatus::Finished;
+}
+
+void Trainer::fit(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path) {
+  if (ckpt_path) {
+    throw ConfigError("fit(ckpt_path=...): resuming training is not available yet; use "
+                      "ckpt_path with validate, test or predict");
+  }
+  run_stage(Stage::Fit, module, &datamodule, [&] { fit_impl(nullptr, nullptr); });
+}
+
+void Trainer::fit(Module& module, std::shared_ptr<DataLoader> train_dataloader,
+                  std::shared_ptr<DataLoader> val_dataloader,
+                  std::optional<std::string> ckpt_path) {
+  if (ckpt_path) {
+    throw ConfigError("fit(ckpt_path=...): resuming training is not available yet; use "
+                      "ckpt_path with validate, test or predict");
+  }
+  run_stage(Stage::Fit, module, nullptr, [&] { fit_impl(train_dataloader, val_dataloader); });
+}
+
+void Trainer::connect_train_data() {
+  auto train = data_connector_->request("train", given_train_loader_);
+  if (!train) {
+    throw MisconfigurationError(
+        "No training data: pass a train DataLoader to fit(), use a DataModule whose "
+        "train_dataloader() returns one, or override Module::train_dataloader()");
+  }
+  if (!is_zero(options_.overfit_batches)) train->mutable_options().shuffle = false;
+  num_training_batches_ = DataConnector::limit_batches(
+      train->size(), data_connector_->effective_limit("train"), "limit_train_batches");
+  fit_loop_->set_train_dataloader(train);
+
+  auto& epoch_loop = fit_loop_->epoch_loop;
+  const auto& interval = options_.val_check_interval;
+  if (interval.is_fraction()) {
+    epoch_loop.val_check_batch = std::max<int64_t>(
+        1, static_cast<int64_t>(num_training_batches_ * std::get<double>(interval.value)));
+  } else {
+    epoch_loop.val_check_batch = std::get<int64_t>(interval.value);
+  }
+}
+
+void Trainer::connect_val_data() {
+  std::shared_ptr<DataLoader> val;
+  const auto limit = data_connector_->effective_limit("val");
+  if (!is_zero(limit)) val = data_connector_->request("val", given_val_loader_);
+  num_val_batches_ =
+      val ? DataConnector::limit_batches(val->size(), limit, "limit_val_batches") : 0;
+  validate_loop_->set_dataloader(val);
+  fit_loop_->epoch_loop.num_val_batches = num_val_batches_;
+}
+
+void Trainer::check_val_check_interval() const {
+  const int64_t every = fit_loop_->epoch_loop.val_check_batch;
+  if (!options_.val_check_interval.is_fraction() && options_.check_val_every_n_epoch &&
+      num_val_batches_ > 0 && every > num_training_batches_) {
+    throw ConfigError(fmt::format(
+        "val_check_interval ({}) must be less than or equal to the number of the training "
+        "batches ({}). To disable validation set limit_val_batches=0; to validate on the total "
+        "training batches set check_val_every_n_epoch to none",
+        every, num_training_batches_));
+  }
+}
+
+void Trainer::reload_dataloaders_if_due() {
+  const int64_t n = options_.reload_dataloaders_every_n_epochs;
+  if (n <= 0 || current_epoch() == 0 || current_epoch() % n != 0) return;
+  connect_train_data();
+  connect_val_data();
+  check_val_check_interval();
+}
+
+void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val) {
+  configure_optimizers();
+  if (is_global_zero()) {
+    for (const auto& logger : loggers_) logger->log_hyperparams(module_->hparams());
+  }
+  FULGUR_CALL_HOOK(*this, on_fit_start);
+  fit_start_ = std::chrono::steady_clock::now();
+
+  given_train_loader_ = std::move(train);
+  given_val_loader_ = std::move(val);
+  // Sanity check: a few validation batches before training, so a broken validation_step
+  // fails in seconds rather than after an epoch.
+  bool val_connected = false;
+  if (options_.num_sanity_val_steps != 0 && !is_zero(data_connector_->effective_limit("val"))) {
+    stage_ = RunningStage::Sanity;
+    hooks::callbacks(*this, "on_sanity_check_start",
+                     [&](Callback& cb) { cb.on_sanity_check_start(*this, *module_); });
+    connect_val_data();
+    val_connected = true;
+    const int64_t steps = options_.num_sanity_val_steps == -1
+                              ? num_val_batches_
+                              : std::min(options_.num_sanity_val_steps, num_val_batches_);
+    if (steps > 0) validate_loop_->run(steps, /*log=*/false);
+    hooks::callbacks(*this, "on_sanity_check_end",
+                     [&](Callback& cb) { cb.on_sanity_check_end(*this, *module_); });
+    stage_ = RunningStage::Training;
+    logger_connector_->reset();
+  }
+  connect_train_data();
+  if (!val_connected) connect_val_data();
+  check_val_check_interval();
+  FULGUR_CALL_HOOK(*this, on_train_start);
+  fit_loop_->run();
+  FULGUR_CALL_HOOK(*this, on_train_end);
+  FULGUR_CALL_HOOK(*this, on_fit_end);
+  if (is_global_zero() && options_.enable_progress_bar) {
+    if (fit_loop_->epoch_loop.max_steps_reached()) {
+      std::cout << fmt::format("`Trainer.fit` stopped: `max_steps={}` reached.\n", options_.max_steps);
+    } else if (max_epochs_ && *max_epochs_ != -1 && current_epoch() >= *max_epochs_) {
+      std::cout << fmt::format("`Trainer.fit` stopped: `max_epochs={}` reached.\n", *max_epochs_);
+    }
+  }
+}
+
+Metrics Trainer::validate(Module& module, DataModule& datamodule,
+                          std::optional<std::string> ckpt_path, bool verbose) {
+  Metrics out;
+  run_stage(Stage::Validate, module, &datamodule,
+            [&] { out = evaluate_impl(false, nullptr, ckpt_path, verbose); });
+  return out;
+}
+
+Metrics Trainer::validate(Module& module, std::shared_ptr<DataLoader> dataloader,
+                          std::optional<std::string> ckpt_path, bool verbose) {
+  Metrics out;
+  run_stage(Stage::Validate, module, nullptr,
+            [&] { out = evaluate_impl(false, dataloader, ckpt_path, verbose); });
+  return out;
+}
+
+Metrics Trainer::test(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path,
+                      bool verbose) {
+  Metrics out;
+  run_stage(Stage::Test, module, &datamodule,
+            [&] { out = evaluate_impl(true, nullptr, ckpt_path, verbose); });
+  return out;
+}
+
+Metrics Trainer::test(Module& module, std::shared_ptr<DataLoader> dataloader,
+                      std::optional<std::string> ckpt_path, bool verbose) {
+  Metrics out;
+  run_stage(Stage::Test, module, nullptr,
+            [&] { out = evaluate_impl(true, dataloader, ckpt_path, verbose); });
+  return out;
+}
+
+std::vector<torch::Tensor> Trainer::predict(Module& module, DataModule& datamodule,
+                                            std::optional<std::string> ckpt_path) {
+  std::vector<torch::Tensor> out;
+  run_stage(Stage::Predict, module, &datamodule, [&] { out = predict_impl(nullptr, ckpt_path); });
+  return out;
+}
+
+std::vector<torch::Tensor> Trainer::predict(Module& module, std::shared_ptr<DataLoader> dataloader,
+                                            std::optional<std::string> ckpt_path) {
+  std::vector<torch::Tensor> out;
+  run_stage(Stage::Predict, module, nullptr, [&] { out = predict_impl(dataloader, ckpt_path); });
+  return out;
+}
+
+std::string Trainer::resolve_ckpt_path(const std::string& ckpt_path) const {
+  if (ckpt_path != "best" && ckpt_path != "last") return ckpt_path;
+  const ModelCheckpoint* mc = checkpoint_callback();
+  const std::string path = mc == nullptr             ? std::string()
+                           : ckpt_path == "best"     ? mc->best_model_path()
+                           : mc->last_model_path().empty() ? mc->best_model_path()
+                                                           : mc->last_model_path();
+  if (path.empty()) {
+    throw ConfigError(fmt::format(
+        "ckpt_path=\"{}\" but no checkpoint was saved by a ModelCheckpoint in this process; run "
+        "fit first or pass the path of a .ckpt file",
+        ckpt_path));
+  }
+  return path;
+}
+
+Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
+                               const std::optional<std::string>& ckpt_path, bool verbose) {
+  if (ckpt_path) checkpoint_connector_->restore_model(resolve_ckpt_path(*ckpt_path));
+  const std::string stage = testing ? "test" : "val";
+  loader = data_connector_->request(stage, loader);
+  if (!loader) {
+    throw MisconfigurationError(fmt::format(
+        "No `{}_dataloader()` defined to run `Trainer.{}`: pass a DataLoader or use a DataModule "
+        "that provides one",
+        stage, testing ? "test" : "validate"));
+  }
+  const int64_t n = DataConnector::limit_batches(
+      loader->size(), data_connector_->effective_limit(stage),
+      testing ? "limit_test_batches" : "limit_val_batches");
+  (testing ? num_test_batches_ : num_val_batches_) = n;
+  stage_ = testing ? RunningStage::Testing : RunningStage::Validating;
+  EvaluationLoop& loop = testing ? *test_loop_ : *validate_loop_;
+  loop.set_dataloader(loader);
+  Metrics metrics = loop.run(n, /*log=*/true);
+  if (verbose && is_global_zero()) print_results(metrics, testing);
+  return metrics;
+}
+
+std::vector<torch::Tensor> Trainer::predict_impl(std::shared_ptr<DataLoader> loader,
+                                                 const std::optional<std::string>& ckpt_path) {
+  if (ckpt_path) checkpoint_connector_->restore_model(resolve_ckpt_path(*ckpt_path));
+  loader = data_connector_->request("predict", loader);
+  if (!loader) {
+    throw MisconfigurationError(
+        "No `predict_dataloader()` defined to run `Trainer.predict`: pass a DataLoader or use a "
+        "DataModule that provides one");
+  }
+  num_predict_batches_ = DataConnector::limit_batches(
+      loader->size(), data_connector_->effective_limit("predict"), "limit_predict_batches");
+  stage_ = RunningStage::Predicting;
+  predict_loop_->set_dataloader(loader);
+  return predict_loop_->run(num_predict_batches_);
+}
+
+void Trainer::print_results(const Metrics& metrics, bool testing) const {
+  if (metrics.empty()) return;
+  const std::string header = testing ? "Test metric" : "Validate metric";
+  size_t width = header.size();
+  for (const auto& [k, _] : metrics) width = std::max(width, k.size());
+  std::string rule;
+  for (size_t i = 0; i < width + 24; ++i) rule += "─";
+  std::string out = rule + "\n" + fmt::format("  {:<{}}    {}\n", header, width, "DataLoader 0") +
+                    rule + "\n";
+  for (const auto& [k, v] : metrics) out += fmt::format("  {:<{}}    {:.6g}\n", k, width, v);
+  out += rule + "\n";
+  std::cout << out << std::flush;
+}
+
+void Trainer::save_checkpoint(const std::string& path, bool weights_only) {
+  if (module_ == nullptr) {
+    throw MisconfigurationError("save_checkpoint: the Trainer has no Module yet; call fit first");
+  }
+  strategy_->save_checkpoint(checkpoint_connector_->dump(weights_only), path);
+}
+
+}  // namespace fulgur

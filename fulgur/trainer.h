@@ -1,0 +1,196 @@
+#pragma once
+// fulgur::Trainer — Lightning's Trainer: owns the engineering of training so the Module holds
+// only the research. It builds one Strategy from the hardware flags (AcceleratorConnector),
+// adds the default callbacks and logger, and runs fit / validate / test / predict with
+// Lightning's hooks, order, progress counters and logging semantics.
+//
+// Guarantees: the loops talk only to the Strategy; every hook runs in Lightning's order
+// (callbacks before the Module); errors are fulgur exceptions, after which the callbacks'
+// on_exception ran and the loggers were finalized with status "failed".
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "fulgur/trainer_options.h"
+
+namespace fulgur {
+
+class Accelerator;
+class Callback;
+class CheckpointConnector;
+class CheckpointIO;
+class DataConnector;
+class DataLoader;
+class DataModule;
+class EvaluationLoop;
+class FitLoop;
+class Logger;
+class LoggerConnector;
+class LRScheduler;
+class ModelCheckpoint;
+class Module;
+class Optimizer;
+class Precision;
+class PredictionLoop;
+class Strategy;
+struct SchedulerConfig;
+
+using Metrics = std::map<std::string, double>;
+
+enum class TrainerFn { Fitting, Validating, Testing, Predicting };
+enum class RunningStage { Training, Sanity, Validating, Testing, Predicting };
+enum class TrainerStatus { Initializing, Running, Finished, Interrupted };
+
+class Trainer {
+ public:
+  explicit Trainer(TrainerOptions options = {});
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // ---- entry points (Lightning's signatures; loaders override the DataModule's) ----
+  // ckpt_path: resume from this checkpoint ("last" = the newest checkpoint of this run's dir).
+  void fit(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path = {});
+  void fit(Module& module, std::shared_ptr<DataLoader> train_dataloader = nullptr,
+           std::shared_ptr<DataLoader> val_dataloader = nullptr,
+           std::optional<std::string> ckpt_path = {});
+  // ckpt_path: weights to evaluate ("best" / "last" after a fit in this process, or a file).
+  Metrics validate(Module& module, DataModule& datamodule,
+                   std::optional<std::string> ckpt_path = {}, bool verbose = true);
+  Metrics validate(Module& module, std::shared_ptr<DataLoader> dataloader = nullptr,
+                   std::optional<std::string> ckpt_path = {}, bool verbose = true);
+  Metrics test(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path = {},
+               bool verbose = true);
+  Metrics test(Module& module, std::shared_ptr<DataLoader> dataloader = nullptr,
+               std::optional<std::string> ckpt_path = {}, bool verbose = true);
+  std::vector<torch::Tensor> predict(Module& module, DataModule& datamodule,
+                                     std::optional<std::string> ckpt_path = {});
+  std::vector<torch::Tensor> predict(Module& module,
+                                     std::shared_ptr<DataLoader> dataloader = nullptr,
+                                     std::optional<std::string> ckpt_path = {});
+
+  // Writes a checkpoint of the current state (rank 0), through the Strategy.
+  void save_checkpoint(const std::string& path, bool weights_only = false);
+
+  // ---- the parts (read-only forwarders to the Strategy's) ----
+  Strategy& strategy() const { return *strategy_; }
+  Accelerator& accelerator() const;
+  Precision& precision_plugin() const;
+  CheckpointIO& checkpoint_io() const;
+  const std::vector<std::shared_ptr<Callback>>& callbacks() const { return callbacks_; }
+  const std::vector<std::shared_ptr<Logger>>& loggers() const { return loggers_; }
+  Logger* logger() const { return loggers_.empty() ? nullptr : loggers_.front().get(); }
+  // The first ModelCheckpoint among the callbacks, or null.
+  ModelCheckpoint* checkpoint_callback() const;
+  const TrainerOptions& options() const { return options_; }
+
+  // ---- state ----
+  int64_t current_epoch() const;
+  int64_t global_step() const;
+  TrainerFn fn() const { return fn_; }
+  RunningStage stage() const { return stage_; }
+  TrainerStatus status() const { return status_; }
+  bool training() const { return stage_ == RunningStage::Training; }
+  bool sanity_checking() const { return stage_ == RunningStage::Sanity; }
+  bool should_stop() const { return should_stop_; }
+  void set_should_stop(bool stop) { should_stop_ = stop; }
+  bool is_global_zero() const;
+  int world_size() const;
+  int global_rank() const;
+  std::optional<int64_t> max_epochs() const { return max_epochs_; }
+  int64_t max_steps() const { return options_.max_steps; }
+  int64_t accumulate_grad_batches() const { return options_.accumulate_grad_batches; }
+  // Batches per epoch after limits; set when the corresponding loop starts.
+  int64_t num_training_batches() const { return num_training_batches_; }
+  int64_t num_val_batches() const { return num_val_batches_; }
+  int64_t num_test_batches() const { return num_test_batches_; }
+  int64_t num_predict_batches() const { return num_predict_batches_; }
+  // <default_root_dir> when given, else the current directory.
+  std::string default_root_dir() const;
+  // The first logger's log_dir, else default_root_dir.
+  std::string log_dir() const;
+  // Seconds since fit started.
+  double elapsed_seconds() const;
+
+  // ---- logged values (host copies, made at log time, never per step) ----
+  const Metrics& callback_metrics() const;
+  const Metrics& logged_metrics() const;
+  const Metrics& progress_bar_metrics() const;
+
+  Module* module() const { return module_; }
+  DataModule* datamodule() const { return datamodule_; }
+
+  // ---- for the loops and the Module (Lightning's trainer internals) ----
+  LoggerConnector& logger_connector() { return *logger_connector_; }
+  FitLoop& fit_loop() { return *fit_loop_; }
+  EvaluationLoop& validate_loop() { return *validate_loop_; }
+  EvaluationLoop& test_loop() { return *test_loop_; }
+  PredictionLoop& predict_loop() { return *predict_loop_; }
+  const std::vector<std::shared_ptr<Optimizer>>& optimizers() const { return optimizers_; }
+  std::vector<SchedulerConfig>& lr_scheduler_configs() { return *lr_scheduler_configs_; }
+  // Backward through the Strategy between the on_before_backward / on_after_backward hooks.
+  void run_backward(const torch::Tensor& loss);
+  // A validation run inside fit (stage switches to Validating and back).
+  void run_validation(int64_t max_batches);
+  bool can_stop_early() const;
+  int64_t batches_that_stepped() const;
+  // At an epoch start: fresh loaders from the hooks when reload_dataloaders_every_n_epochs says so.
+  void reload_dataloaders_if_due();
+
+ private:
+  enum class Stage { Fit, Validate, Test, Predict };
+  void setup_loggers();
+  void setup_callbacks(Module& module);
+  // Everything fit/validate/test/predict share: attach, hooks around `body`, teardown,
+  // on_exception and logger finalization on failure.
+  template <typename Body>
+  void run_stage(Stage stage, Module& module, DataModule* datamodule, Body&& body);
+  void configure_optimizers();
+  void fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val);
+  // Asks for (or takes the given) loaders and derives the batch counts from the limits.
+  void connect_train_data();
+  void connect_val_data();
+  // An int val_check_interval may not exceed an epoch (unless counted across epochs).
+  void check_val_check_interval() const;
+  Metrics evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
+                        const std::optional<std::string>& ckpt_path, bool verbose);
+  std::vector<torch::Tensor> predict_impl(std::shared_ptr<DataLoader> loader,
+                                          const std::optional<std::string>& ckpt_path);
+  std::string resolve_ckpt_path(const std::string& ckpt_path) const;
+  void print_results(const Metrics& metrics, bool testing) const;
+
+  TrainerOptions options_;
+  std::shared_ptr<Strategy> strategy_;
+  std::vector<std::shared_ptr<Callback>> callbacks_;
+  std::vector<std::shared_ptr<Logger>> loggers_;
+  std::unique_ptr<LoggerConnector> logger_connector_;
+  std::unique_ptr<DataConnector> data_connector_;
+  std::unique_ptr<CheckpointConnector> checkpoint_connector_;
+  std::unique_ptr<EvaluationLoop> validate_loop_;
+  std::unique_ptr<EvaluationLoop> test_loop_;
+  std::unique_ptr<FitLoop> fit_loop_;
+  std::unique_ptr<PredictionLoop> predict_loop_;
+  std::shared_ptr<DataLoader> given_train_loader_;
+  std::shared_ptr<DataLoader> given_val_loader_;
+  std::vector<std::shared_ptr<Optimizer>> optimizers_;
+  std::unique_ptr<std::vector<SchedulerConfig>> lr_scheduler_configs_;
+  Module* module_ = nullptr;
+  DataModule* datamodule_ = nullptr;
+  std::optional<int64_t> max_epochs_;
+  TrainerFn fn_ = TrainerFn::Fitting;
+  RunningStage stage_ = RunningStage::Training;
+  TrainerStatus status_ = TrainerStatus::Initializing;
+  bool should_stop_ = false;
+  int64_t num_training_batches_ = 0;
+  int64_t num_val_batches_ = 0;
+  int64_t num_test_batches_ = 0;
+  int64_t num_predict_batches_ = 0;
+  std::chrono::steady_clock::time_point fit_start_;
+};
+
+}  // namespace fulgur

@@ -1,0 +1,239 @@
+// Runs the real build/bin/fashion-mnist as a child process, in a fresh temporary folder, and
+// checks what a user sees: training that learns, a checkpoint that tests well, predictions on
+// disk, and one-line errors with the right exit codes for mistakes.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = std::string(FULGUR_BIN_DIR) + "/fashion-mnist";
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string quote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+class FashionMNISTExample : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("fulgur_example_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    ASSERT_TRUE(fs::exists(kBinary)) << kBinary << " was not built";
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // Runs the binary in `dir` with `args`; stdout and stderr are captured apart.
+  RunResult run(const std::vector<std::string>& args) {
+    std::string command = "cd " + quote(dir.string()) + " && " + quote(kBinary);
+    for (const auto& arg : args) command += " " + quote(arg);
+    command += " >" + quote((dir / "stdout.txt").string()) + " 2>" +
+               quote((dir / "stderr.txt").string());
+    const int status = std::system(command.c_str());
+    RunResult result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = read_file(dir / "stdout.txt");
+    result.err = read_file(dir / "stderr.txt");
+    return result;
+  }
+
+  // A mistake must end in exactly one line on stderr, in the program's format, never a crash.
+  static void expect_one_error_line(const RunResult& r) {
+    const auto lines = lines_of(r.err);
+    ASSERT_EQ(lines.size(), 1u) << "stderr:\n" << r.err;
+    EXPECT_EQ(lines[0].rfind("fashion-mnist: error: ", 0), 0u) << lines[0];
+    EXPECT_EQ(r.err.find("terminate called"), std::string::npos);
+    EXPECT_EQ(r.err.find("Aborted"), std::string::npos);
+  }
+
+  fs::path dir;
+};
+
+// The values of one column of a metrics.csv, in row order, skipping empty cells.
+std::vector<double> column(const fs::path& csv, const std::string& name) {
+  const auto lines = lines_of(read_file(csv));
+  std::vector<double> values;
+  if (lines.empty()) return values;
+  const auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::istringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    return cells;
+  };
+  const auto header = split(lines[0]);
+  const auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) return values;
+  const auto index = static_cast<size_t>(it - header.begin());
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const auto cells = split(lines[i]);
+    if (index < cells.size() && !cells[index].empty()) values.push_back(std::stod(cells[index]));
+  }
+  return values;
+}
+
+// The number in the results-table row `  <name>    <value>`.
+std::optional<double> table_value(const std::string& out, const std::string& name) {
+  std::optional<double> value;
+  for (const auto& line : lines_of(out)) {
+    std::istringstream in(line);
+    std::string key;
+    double number = 0;
+    if (in >> key >> number && key == name) value = number;
+  }
+  return value;
+}
+
+TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
+  const RunResult fit = run({"fit", "--trainer.max_epochs=1", "--trainer.limit_train_batches=60",
+                             "--trainer.limit_val_batches=5", "--trainer.log_every_n_steps=10",
+                             "--trainer.enable_progress_bar=false"});
+  ASSERT_EQ(fit.exit_code, 0) << fit.out << fit.err;
+
+  const fs::path version = dir / "lightning_logs" / "version_0";
+  const auto losses = column(version / "metrics.csv", "train_loss");
+  ASSERT_GE(losses.size(), 4u) << read_file(version / "metrics.csv");
+  const double last_mean = (losses[losses.size() - 1] + losses[losses.size() - 2] +
+                            losses[losses.size() - 3]) / 3.0;
+  EXPECT_LT(last_mean, losses.front()) << read_file(version / "metrics.csv");
+  EXPECT_FALSE(column(version / "metrics.csv", "val_acc").empty());
+
+  std::vector<fs::path> checkpoints;
+  for (const auto& entry : fs::directory_iterator(version / "checkpoints")) {
+    if (entry.path().extension() == ".ckpt") checkpoints.push_back(entry.path());
+  }
+  ASSERT_EQ(checkpoints.size(), 1u);
+  EXPECT_GT(fs::file_size(checkpoints[0]), 100'000u);  // the CNN's weights are ~1.7 MB
+
+  const RunResult test = run({"test", "--ckpt_path=" + checkpoints[0].string(),
+                              "--trainer.limit_test_batches=20",
+                              "--trainer.enable_progress_bar=false"});
+  ASSERT_EQ(test.exit_code, 0) << test.out << test.err;
+  const auto accuracy = table_value(test.out, "test_acc");
+  const auto loss = table_value(test.out, "test_loss");
+  ASSERT_TRUE(accuracy.has_value()) << test.out;
+  ASSERT_TRUE(loss.has_value()) << test.out;
+  // 60 steps already beat chance (0.1) by far; a model that did not load its weights would not.
+  EXPECT_GT(*accuracy, 0.5) << test.out;
+  EXPECT_LT(*loss, 1.5) << test.out;
+
+  const RunResult predict = run({"predict", "--ckpt_path=" + checkpoints[0].string(),
+                                 "--trainer.limit_predict_batches=3", "--trainer.logger=false",
+                                 "--trainer.enable_progress_bar=false"});
+  ASSERT_EQ(predict.exit_code, 0) << predict.out << predict.err;
+  const fs::path predictions = dir / "predictions.csv";
+  EXPECT_NE(predict.out.find("predictions written to " + predictions.string()), std::string::npos)
+      << predict.out;
+  const auto rows = lines_of(read_file(predictions));
+  ASSERT_EQ(rows.size(), 1u + 3 * 64);
+  EXPECT_EQ(rows[0], "index,prediction");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto comma = rows[i].find(',');
+    ASSERT_NE(comma, std::string::npos);
+    EXPECT_EQ(std::stoi(rows[i].substr(0, comma)), static_cast<int>(i - 1));
+    const int label = std::stoi(rows[i].substr(comma + 1));
+    EXPECT_GE(label, 0);
+    EXPECT_LT(label, 10);
+  }
+}
+
+TEST_F(FashionMNISTExample, MistypedFlagSuggestsTheRightOne) {
+  const RunResult r = run({"fit", "--trainer.max_epoch=3"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("did you mean --trainer.max_epochs"), std::string::npos) << r.err;
+}
+
+TEST_F(FashionMNISTExample, UnknownAcceleratorIsAOneLineUsageError) {
+  const RunResult r = run({"fit", "--trainer.accelerator=tpu2"});
+  EXPECT_NE(r.exit_code, 0);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("accelerator"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tpu2"), std::string::npos) << r.err;
+}
+
+TEST_F(FashionMNISTExample, MissingDataNamesTheFile) {
+  const RunResult r = run({"fit", "--data.data_dir=/nonexistent", "--trainer.max_epochs=1",
+                           "--trainer.enable_progress_bar=false"});
+  EXPECT_EQ(r.exit_code, 1);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("/nonexistent/train-images-idx3-ubyte.gz"), std::string::npos) << r.err;
+}
+
+TEST_F(FashionMNISTExample, PrintConfigFeedsBackToTheSameConfig) {
+  const RunResult first = run({"fit", "--print_config", "--trainer.max_epochs=2",
+                               "--trainer.limit_val_batches=0.5", "--model.lr=0.002",
+                               "--data.batch_size=128", "--trainer.devices=1"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_TRUE(first.err.empty()) << first.err;
+  EXPECT_NE(first.out.find("  max_epochs: 2\n"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("  lr: 0.002\n"), std::string::npos) << first.out;
+  std::ofstream(dir / "config.yaml") << first.out;
+
+  const RunResult second = run({"fit", "--config", (dir / "config.yaml").string(),
+                                "--print_config"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.out, first.out);
+
+  // The command line still wins over the file.
+  const RunResult third = run({"fit", "--config=" + (dir / "config.yaml").string(),
+                               "--trainer.max_epochs=4", "--print_config"});
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_NE(third.out.find("  max_epochs: 4\n"), std::string::npos) << third.out;
+}
+
+TEST_F(FashionMNISTExample, HelpListsEveryTrainerKeyWithItsDefault) {
+  const RunResult r = run({"--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto at = r.out.find("--trainer.max_epochs ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(line.find("default: 5"), std::string::npos) << line;
+  for (const char* key : {"--trainer.limit_train_batches ", "--model.lr ", "--data.batch_size ",
+                          "--data.data_dir ", "--seed_everything ", "--ckpt_path "}) {
+    EXPECT_NE(r.out.find(key), std::string::npos) << key;
+  }
+}
+
+TEST_F(FashionMNISTExample, MissingSubcommandIsAUsageError) {
+  const RunResult r = run({});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("missing subcommand"), std::string::npos) << r.err;
+}
+
+}  // namespace
