@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <fulgur/errors.h>
+#include "fulgur/errors.h"
 
 namespace fashion_mnist {
 
@@ -24,8 +24,8 @@ CNNModule::CNNModule(CNNModuleConfig config) : fulgur::Module("CNNModule"), conf
     throw fulgur::ConfigError(fmt::format("model.lr must be positive, got {}", config_.lr));
   }
   if (config_.hidden < 1) {
-    throw fulgur::ConfigError(fmt::format("model.hidden must be at least 1, got {}",
-                                          config_.hidden));
+    throw fulgur::ConfigError(
+        fmt::format("model.hidden must be at least 1, got {}", config_.hidden));
   }
   if (config_.dropout < 0 || config_.dropout >= 1) {
     throw fulgur::ConfigError(
@@ -36,9 +36,8 @@ CNNModule::CNNModule(CNNModuleConfig config) : fulgur::Module("CNNModule"), conf
   fc1_ = register_module("fc1", nn::Linear(64 * 7 * 7, config_.hidden));
   dropout_ = register_module("dropout", nn::Dropout(config_.dropout));
   fc2_ = register_module("fc2", nn::Linear(config_.hidden, 10));
-  save_hyperparameters({{"lr", config_.lr},
-                        {"hidden", config_.hidden},
-                        {"dropout", config_.dropout}});
+  save_hyperparameters(
+      {{"lr", config_.lr}, {"hidden", config_.hidden}, {"dropout", config_.dropout}});
 }
 
 torch::Tensor CNNModule::forward(const torch::Tensor& images) {
@@ -73,8 +72,7 @@ torch::Tensor CNNModule::predict_step(fulgur::Batch& batch, int64_t /*batch_idx*
 }
 
 fulgur::OptimizerConfig CNNModule::configure_optimizers() {
-  return std::make_shared<torch::optim::Adam>(parameters(),
-                                              torch::optim::AdamOptions(config_.lr));
+  return std::make_shared<torch::optim::Adam>(parameters(), torch::optim::AdamOptions(config_.lr));
 }
 
 }  // namespace fashion_mnist

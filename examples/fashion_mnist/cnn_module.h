@@ -3,7 +3,7 @@
 // channels, ReLU, 2×2 max-pool) and a two-layer head (3136→hidden→10, ReLU, dropout), trained
 // with cross-entropy and Adam. It logs train_loss, val_loss/val_acc and test_loss/test_acc, and
 // predicts class indices.
-#include <fulgur/module.h>
+#include "fulgur/module.h"
 
 namespace fashion_mnist {
 

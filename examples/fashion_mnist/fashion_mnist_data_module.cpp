@@ -1,12 +1,12 @@
 #include "fashion_mnist_data_module.h"
 
+#include <fmt/format.h>
+
 #include <numeric>
 #include <random>
 
-#include <fmt/format.h>
-
-#include <fulgur/data/data_loader.h>
-#include <fulgur/errors.h>
+#include "fulgur/data/data_loader.h"
+#include "fulgur/errors.h"
 
 namespace fashion_mnist {
 namespace {
@@ -32,8 +32,8 @@ std::vector<int64_t> fixed_permutation(int64_t n, uint64_t seed) {
 
 std::shared_ptr<fulgur::TensorDataset> subset(const fulgur::TensorDataset& full,
                                               const torch::Tensor& indices) {
-  return std::make_shared<fulgur::TensorDataset>(
-      standardise(full.data().index_select(0, indices)), full.targets().index_select(0, indices));
+  return std::make_shared<fulgur::TensorDataset>(standardise(full.data().index_select(0, indices)),
+                                                 full.targets().index_select(0, indices));
 }
 
 }  // namespace
@@ -55,9 +55,9 @@ void FashionMNISTDataModule::setup(const std::string& stage) {
     const fulgur::FashionMNIST full(config_.data_dir, fulgur::FashionMNIST::Split::Train);
     const int64_t n = full.size();
     if (config_.val_size < 1 || config_.val_size >= n) {
-      throw fulgur::ConfigError(fmt::format(
-          "data.val_size must lie in [1, {}) for the {} training images, got {}", n, n,
-          config_.val_size));
+      throw fulgur::ConfigError(
+          fmt::format("data.val_size must lie in [1, {}) for the {} training images, got {}", n, n,
+                      config_.val_size));
     }
     const auto order = torch::tensor(fixed_permutation(n, kSplitSeed), torch::kLong);
     train_ = subset(full, order.slice(0, 0, n - config_.val_size));

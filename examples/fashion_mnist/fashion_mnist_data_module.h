@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-#include <fulgur/data/data_module.h>
-#include <fulgur/data/fashion_mnist.h>
-#include <fulgur/data/tensor_dataset.h>
+#include "fulgur/data/data_module.h"
+#include "fulgur/data/fashion_mnist.h"
+#include "fulgur/data/tensor_dataset.h"
 
 namespace fashion_mnist {
 

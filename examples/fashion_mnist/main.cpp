@@ -6,21 +6,20 @@
 //
 // Every failure ends in one line on stderr, `fashion-mnist: error: <message>`, and exit code 2
 // for a usage mistake (bad flag, value or combination) or 1 for anything that failed at run time.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
 #include <string>
 
-#include <fmt/format.h>
-
-#include <fulgur/cli/lightning_cli.h>
-#include <fulgur/cli/subcommand_runner.h>
-#include <fulgur/errors.h>
-#include <fulgur/trainer.h>
-
 #include "cnn_module.h"
 #include "fashion_mnist_data_module.h"
+#include "fulgur/cli/lightning_cli.h"
+#include "fulgur/cli/subcommand_runner.h"
+#include "fulgur/errors.h"
+#include "fulgur/trainer.h"
 
 namespace {
 
@@ -94,8 +93,8 @@ int run(int argc, char** argv) {
   auto model = std::make_shared<fashion_mnist::CNNModule>(model_config);
   fashion_mnist::FashionMNISTDataModule data(data_config);
 
-  const auto result = fulgur::run_subcommand(cli.subcommand(), trainer, *model, data,
-                                             cli.ckpt_path());
+  const auto result =
+      fulgur::run_subcommand(cli.subcommand(), trainer, *model, data, cli.ckpt_path());
   if (cli.subcommand() == "predict") {
     const std::string path = write_predictions(result.predictions, trainer.log_dir());
     std::cout << "predictions written to " << path << "\n";

@@ -1,12 +1,13 @@
 #include "fulgur/cli/lightning_cli.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include <fmt/format.h>
 #include "fulgur/cli/suggest.h"
 #include "fulgur/cli/trainer_options_schema.h"
 #include "fulgur/errors.h"
@@ -65,8 +66,8 @@ void LightningCLI::check_subcommand(const std::string& word) const {
   if (!nearest.empty()) {
     throw ConfigError(fmt::format("unknown subcommand '{}'; did you mean {}?", word, nearest));
   }
-  throw ConfigError(fmt::format("unknown subcommand '{}'; choose one of {}", word,
-                                fmt::join(known, ", ")));
+  throw ConfigError(
+      fmt::format("unknown subcommand '{}'; choose one of {}", word, fmt::join(known, ", ")));
 }
 
 CLIAction LightningCLI::parse(int argc, const char* const* argv) {
@@ -105,8 +106,8 @@ CLIAction LightningCLI::parse(const std::vector<std::string>& args) {
     }
     if (arg.starts_with("--") && arg.size() > 2) {
       const size_t equals = arg.find('=');
-      const std::string key = arg.substr(2, equals == std::string::npos ? std::string::npos
-                                                                         : equals - 2);
+      const std::string key =
+          arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
       const OptionSpec* option = schema_.find(key);
       if (option == nullptr) {
         schema_.set(key, std::nullopt);  // raises the unknown-key error with its suggestion
@@ -145,9 +146,10 @@ CLIAction LightningCLI::parse(const std::vector<std::string>& args) {
       subcommand_ = arg;
       continue;
     }
-    throw ConfigError(fmt::format("unexpected argument '{}' after subcommand {}; options are "
-                                  "written --key=value",
-                                  arg, subcommand_));
+    throw ConfigError(
+        fmt::format("unexpected argument '{}' after subcommand {}; options are "
+                    "written --key=value",
+                    arg, subcommand_));
   }
 
   if (subcommand_.empty() && !print_config) {
@@ -174,9 +176,9 @@ CLIAction LightningCLI::parse(const std::vector<std::string>& args) {
 }
 
 std::string LightningCLI::help() const {
-  std::string text = fmt::format(
-      "usage: {} {{{}}} [--config FILE.yaml] [--print_config] [--KEY=VALUE ...]\n", options_.program,
-      fmt::join(options_.subcommands, ","));
+  std::string text =
+      fmt::format("usage: {} {{{}}} [--config FILE.yaml] [--print_config] [--KEY=VALUE ...]\n",
+                  options_.program, fmt::join(options_.subcommands, ","));
   if (!options_.description.empty()) text += "\n" + options_.description + "\n";
   text += "\nsubcommands:\n";
   for (const auto& name : options_.subcommands) {
@@ -185,7 +187,8 @@ std::string LightningCLI::help() const {
   text +=
       "\noptions:\n"
       "  -h, --help            show this help and exit\n"
-      "  --config FILE.yaml    read options from a YAML file (trainer: {max_epochs: 3}, model: ...);"
+      "  --config FILE.yaml    read options from a YAML file (trainer: {max_epochs: 3}, model: "
+      "...);"
       "\n                        several are applied in order; command-line keys win\n"
       "  --print_config        print the resolved configuration as YAML and exit\n"
       "\nkeys (--KEY=VALUE or --KEY VALUE; null = unset):\n";

@@ -1,9 +1,9 @@
 #include "fulgur/cli/option_schema.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 
 #include "fulgur/cli/suggest.h"
 #include "fulgur/errors.h"
@@ -58,20 +58,20 @@ void emit(YAML::Emitter& out, const KeyTree& node) {
 
 std::string scalar_text(const YAML::Node& node, const std::string& key, const std::string& origin) {
   if (node.IsScalar()) return node.Scalar();
-  throw ConfigError(fmt::format("invalid value for {}{}: expected a single value, not a map",
-                                key, where(origin)));
+  throw ConfigError(fmt::format("invalid value for {}{}: expected a single value, not a map", key,
+                                where(origin)));
 }
 
 }  // namespace
 
 OptionSpec& OptionSchema::add(OptionSpec spec) {
   if (spec.key.empty() || spec.key.front() == '.' || spec.key.back() == '.') {
-    throw ConfigError(fmt::format("option key '{}' is not a dotted name like trainer.max_epochs",
-                                  spec.key));
+    throw ConfigError(
+        fmt::format("option key '{}' is not a dotted name like trainer.max_epochs", spec.key));
   }
   if (contains(spec.key)) {
-    throw ConfigError(fmt::format("option --{} is defined twice; give each option one key",
-                                  spec.key));
+    throw ConfigError(
+        fmt::format("option --{} is defined twice; give each option one key", spec.key));
   }
   options_.push_back(std::move(spec));
   return options_.back();
@@ -102,9 +102,8 @@ void OptionSchema::set(const std::string& key, const OptionText& text, const std
   if (option == nullptr) {
     const std::string nearest = nearest_key(key);
     if (!nearest.empty()) {
-      throw ConfigError(fmt::format("unknown option {}{}; did you mean {}?",
-                                    shown_key(key, origin), where(origin),
-                                    shown_key(nearest, origin)));
+      throw ConfigError(fmt::format("unknown option {}{}; did you mean {}?", shown_key(key, origin),
+                                    where(origin), shown_key(nearest, origin)));
     }
     throw ConfigError(fmt::format("unknown option {}{}; run with --help to list the options",
                                   shown_key(key, origin), where(origin)));
@@ -128,8 +127,8 @@ void OptionSchema::set_from_yaml(const std::string& yaml, const std::string& ori
   }
   if (!root || root.IsNull()) return;  // an empty file sets nothing
   if (!root.IsMap()) {
-    throw ConfigError(fmt::format("{} must hold a mapping such as 'trainer: {{max_epochs: 3}}'",
-                                  origin));
+    throw ConfigError(
+        fmt::format("{} must hold a mapping such as 'trainer: {{max_epochs: 3}}'", origin));
   }
   const auto is_group = [this](const std::string& key) {
     return std::any_of(options_.begin(), options_.end(),
@@ -196,8 +195,8 @@ std::string OptionSchema::help_table() const {
   std::string text;
   for (size_t i = 0; i < options_.size(); ++i) {
     const auto& option = options_[i];
-    text += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {}\n", "--" + option.key, key_width,
-                        option.type, type_width, defaults[i], default_width, option.help);
+    text += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {}\n", "--" + option.key, key_width, option.type,
+                        type_width, defaults[i], default_width, option.help);
   }
   return text;
 }

@@ -1,12 +1,12 @@
 #include "fulgur/cli/option_traits.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace fulgur {
 namespace {
@@ -156,8 +156,8 @@ Devices OptionTraits<Devices>::parse(const OptionText& text) {
     size_t start = 0;
     while (!body.empty() && start <= body.size()) {
       size_t comma = body.find(',', start);
-      std::string item = trim(body.substr(start, comma == std::string::npos ? std::string::npos
-                                                                            : comma - start));
+      std::string item =
+          trim(body.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
       if (!is_int_text(item)) throw OptionParseError(kReason);
       const int64_t id = parse_int_text(item);
       if (id < 0 || id > std::numeric_limits<int>::max()) throw OptionParseError(kReason);

@@ -11,7 +11,7 @@
 namespace fulgur {
 
 struct SubcommandResult {
-  Metrics metrics;                          // validate / test: the logged epoch metrics
+  Metrics metrics;                         // validate / test: the logged epoch metrics
   std::vector<torch::Tensor> predictions;  // predict: one tensor per batch
 };
 

@@ -37,8 +37,9 @@ void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::str
             "auto, single_device, ddp, ddp_find_unused_parameters_true or a registered name");
   schema.add(key("devices"), o.devices, "auto, a count (-1 = all) or ids such as 0,1");
   schema.add(key("num_nodes"), o.num_nodes, "number of machines");
-  add_named(schema, key("precision"), o.precision,
-            "32-true, 64-true, 16-mixed, bf16-mixed, 16-true, bf16-true or an alias (null = 32-true)");
+  add_named(
+      schema, key("precision"), o.precision,
+      "32-true, 64-true, 16-mixed, bf16-mixed, 16-true, bf16-true or an alias (null = 32-true)");
 
   auto render_logger = [&o]() -> OptionText { return o.logger.enabled ? "true" : "false"; };
   schema.add(OptionSpec{
@@ -47,9 +48,7 @@ void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::str
       .help = "log to <default_root_dir>/lightning_logs/version_N (false: no logger)",
       .default_value = render_logger(),
       .assign =
-          [&o](const OptionText& text) {
-            o.logger = LoggerFlag(OptionTraits<bool>::parse(text));
-          },
+          [&o](const OptionText& text) { o.logger = LoggerFlag(OptionTraits<bool>::parse(text)); },
       .current = render_logger,
   });
 
@@ -111,8 +110,7 @@ void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::str
       .default_value = render_root(),
       .assign =
           [&o](const OptionText& text) {
-            o.default_root_dir =
-                OptionTraits<std::optional<std::string>>::parse(text).value_or("");
+            o.default_root_dir = OptionTraits<std::optional<std::string>>::parse(text).value_or("");
           },
       .current = render_root,
   });

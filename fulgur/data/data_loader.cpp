@@ -101,7 +101,8 @@ class DataLoader::Pass {
     Batch batch = dataset_->get_batch(indices);
     if (pin_) {
       if (batch.data.defined() && !batch.data.is_pinned()) batch.data = batch.data.pin_memory();
-      if (batch.target.defined() && !batch.target.is_pinned()) batch.target = batch.target.pin_memory();
+      if (batch.target.defined() && !batch.target.is_pinned())
+        batch.target = batch.target.pin_memory();
     }
     return batch;
   }
@@ -111,7 +112,8 @@ class DataLoader::Pass {
       int64_t k = 0;
       {
         std::unique_lock lock(mutex_);
-        work_cv_.wait(lock, [&] { return stop_ || scheduled_ >= total_ || scheduled_ < wanted_ + window_; });
+        work_cv_.wait(
+            lock, [&] { return stop_ || scheduled_ >= total_ || scheduled_ < wanted_ + window_; });
         if (stop_ || scheduled_ >= total_) return;
         k = scheduled_++;
       }
@@ -185,8 +187,9 @@ class DataLoader::Pass {
 DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(options) {
   if (!dataset_) {
-    throw DataError("DataLoader: the dataset is null; pass a dataset, e.g. "
-                    "std::make_shared<fulgur::TensorDataset>(inputs, targets)");
+    throw DataError(
+        "DataLoader: the dataset is null; pass a dataset, e.g. "
+        "std::make_shared<fulgur::TensorDataset>(inputs, targets)");
   }
   validate_options();
 }
@@ -199,14 +202,16 @@ void DataLoader::validate_options() const {
                                   options_.batch_size));
   }
   if (options_.num_workers < 0) {
-    throw ConfigError(fmt::format("DataLoader: num_workers={} is invalid; use 0 (load in the "
-                                  "calling thread) or a positive number of worker threads",
-                                  options_.num_workers));
+    throw ConfigError(
+        fmt::format("DataLoader: num_workers={} is invalid; use 0 (load in the "
+                    "calling thread) or a positive number of worker threads",
+                    options_.num_workers));
   }
   if (options_.num_workers > 0 && options_.prefetch_factor < 1) {
-    throw ConfigError(fmt::format("DataLoader: prefetch_factor={} is invalid with num_workers={}; "
-                                  "it must be at least 1",
-                                  options_.prefetch_factor, options_.num_workers));
+    throw ConfigError(
+        fmt::format("DataLoader: prefetch_factor={} is invalid with num_workers={}; "
+                    "it must be at least 1",
+                    options_.prefetch_factor, options_.num_workers));
   }
 }
 
@@ -229,8 +234,10 @@ const std::shared_ptr<const std::vector<int64_t>>& DataLoader::order() const {
   if (order_ && key == order_key_) return order_;
   auto order = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(n));
   if (options_.shuffle) {
-    // A fresh generator per epoch: the order depends on (seed, epoch) only, never on what ran before.
-    auto generator = at::detail::createCPUGenerator(options_.seed + static_cast<uint64_t>(state_.epoch));
+    // A fresh generator per epoch: the order depends on (seed, epoch) only, never on what ran
+    // before.
+    auto generator =
+        at::detail::createCPUGenerator(options_.seed + static_cast<uint64_t>(state_.epoch));
     auto permutation = torch::randperm(n, generator, torch::kLong);
     std::copy_n(permutation.data_ptr<int64_t>(), n, order->begin());
   } else {
@@ -259,10 +266,11 @@ void DataLoader::set_epoch(int64_t epoch) {
 void DataLoader::load_state(const DataLoaderState& state) {
   const int64_t batches = size();
   if (state.epoch < 0 || state.position < 0 || state.position > batches) {
-    throw DataError(fmt::format("DataLoader: cannot resume at batch {} of epoch {}: this loader has "
-                                "{} batches per epoch; the batch size, drop_last or the dataset "
-                                "changed since the state was saved",
-                                state.position, state.epoch, batches));
+    throw DataError(
+        fmt::format("DataLoader: cannot resume at batch {} of epoch {}: this loader has "
+                    "{} batches per epoch; the batch size, drop_last or the dataset "
+                    "changed since the state was saved",
+                    state.position, state.epoch, batches));
   }
   stop_active_pass();
   state_ = state;
@@ -271,13 +279,15 @@ void DataLoader::load_state(const DataLoaderState& state) {
 std::vector<int64_t> DataLoader::batch_indices(int64_t batch_index) const {
   const int64_t batches = size();
   if (batch_index < 0 || batch_index >= batches) {
-    throw DataError(fmt::format("DataLoader::batch_indices({}): out of range, the loader has {} "
-                                "batches per epoch",
-                                batch_index, batches));
+    throw DataError(
+        fmt::format("DataLoader::batch_indices({}): out of range, the loader has {} "
+                    "batches per epoch",
+                    batch_index, batches));
   }
   const auto& order = *this->order();
   const int64_t begin = batch_index * options_.batch_size;
-  const int64_t end = std::min<int64_t>(begin + options_.batch_size, static_cast<int64_t>(order.size()));
+  const int64_t end =
+      std::min<int64_t>(begin + options_.batch_size, static_cast<int64_t>(order.size()));
   return {order.begin() + begin, order.begin() + end};
 }
 
@@ -288,7 +298,8 @@ DataLoader::Iterator DataLoader::begin() {
   // Resuming past the end (a state saved after the last batch) just finishes the epoch.
   const int64_t start = std::min(state_.position, total);
   const bool pin = options_.pin_memory && torch::cuda::is_available();
-  auto pass = std::make_shared<Pass>(this, dataset_, order(), options_.batch_size, total, start, pin);
+  auto pass =
+      std::make_shared<Pass>(this, dataset_, order(), options_.batch_size, total, start, pin);
   active_pass_ = pass;
   pass->start_workers(options_.num_workers, options_.prefetch_factor);
   pass->advance();
@@ -299,9 +310,10 @@ DataLoader::Iterator::Iterator(std::shared_ptr<Pass> pass) : pass_(std::move(pas
 
 Batch& DataLoader::Iterator::operator*() {
   if (!pass_ || pass_->finished()) {
-    throw DataError("DataLoader: dereferenced an iterator that is at the end of its pass, or whose "
-                    "pass was ended by a newer begin(), set_epoch(), load_state() or the loader's "
-                    "destruction");
+    throw DataError(
+        "DataLoader: dereferenced an iterator that is at the end of its pass, or whose "
+        "pass was ended by a newer begin(), set_epoch(), load_state() or the loader's "
+        "destruction");
   }
   return pass_->current();
 }

@@ -12,7 +12,8 @@
 // begin() continues the same epoch where it stopped. With workers, at most
 // num_workers * prefetch_factor batches are built ahead, and they are handed out in order; an
 // exception thrown while building a batch reaches the consumer at that batch and ends the pass.
-// A loader serves one consumer thread; begin(), set_epoch() and load_state() end a pass in progress.
+// A loader serves one consumer thread; begin(), set_epoch() and load_state() end a pass in
+// progress.
 #include <cstdint>
 #include <memory>
 #include <optional>

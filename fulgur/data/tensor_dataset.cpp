@@ -9,12 +9,14 @@ namespace fulgur {
 TensorDataset::TensorDataset(torch::Tensor data, torch::Tensor targets)
     : data_(std::move(data)), targets_(std::move(targets)) {
   if (!data_.defined()) {
-    throw DataError("TensorDataset: the data tensor is undefined; pass a tensor whose first "
-                    "dimension indexes the samples");
+    throw DataError(
+        "TensorDataset: the data tensor is undefined; pass a tensor whose first "
+        "dimension indexes the samples");
   }
   if (data_.dim() == 0) {
-    throw DataError("TensorDataset: the data tensor is a scalar; it needs a first dimension that "
-                    "indexes the samples (use unsqueeze(0) for a single sample)");
+    throw DataError(
+        "TensorDataset: the data tensor is a scalar; it needs a first dimension that "
+        "indexes the samples (use unsqueeze(0) for a single sample)");
   }
   if (targets_.defined()) {
     if (targets_.dim() == 0) {
@@ -43,7 +45,8 @@ Batch TensorDataset::get_batch(const std::vector<int64_t>& indices) const {
   for (int64_t i = 0; i < count; ++i) {
     const int64_t index = indices[static_cast<size_t>(i)];
     if (index < 0 || index >= n) {
-      throw DataError(fmt::format("TensorDataset: sample index {} is out of range [0, {})", index, n));
+      throw DataError(
+          fmt::format("TensorDataset: sample index {} is out of range [0, {})", index, n));
     }
     consecutive = consecutive && index == first + i;
   }
@@ -58,8 +61,8 @@ Batch TensorDataset::get_batch(const std::vector<int64_t>& indices) const {
   Batch batch{data_.index_select(0, data_index), torch::Tensor()};
   if (targets_.defined()) {
     auto target_index = targets_.device() == data_index.device() ? data_index
-                        : targets_.device().is_cpu()            ? index
-                                                                : index.to(targets_.device());
+                        : targets_.device().is_cpu()             ? index
+                                                                 : index.to(targets_.device());
     batch.target = targets_.index_select(0, target_index);
   }
   return batch;

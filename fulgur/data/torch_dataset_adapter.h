@@ -27,8 +27,9 @@ class TorchDatasetAdapter : public Dataset {
   explicit TorchDatasetAdapter(TorchDataset dataset) : dataset_(std::move(dataset)) {
     auto size = dataset_.size();
     if (!size.has_value()) {
-      throw DataError("TorchDatasetAdapter: the dataset has no known size; a DataLoader needs "
-                      "size() to return a value (stream datasets are not supported)");
+      throw DataError(
+          "TorchDatasetAdapter: the dataset has no known size; a DataLoader needs "
+          "size() to return a value (stream datasets are not supported)");
     }
     size_ = static_cast<int64_t>(*size);
   }

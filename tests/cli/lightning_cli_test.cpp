@@ -2,12 +2,11 @@
 // round trip, help, and the exact error texts. Nothing here trains.
 #include "fulgur/cli/lightning_cli.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "fulgur/errors.h"
 
@@ -95,15 +94,37 @@ TEST_F(LightningCLITest, DefaultsAreTheTrainersAndTheProgramsOwn) {
 }
 
 TEST_F(LightningCLITest, BindsEveryScalarTrainerOption) {
-  for (const char* name :
-       {"accelerator", "strategy", "devices", "num_nodes", "precision", "logger", "fast_dev_run",
-        "max_epochs", "min_epochs", "max_steps", "min_steps", "max_time", "limit_train_batches",
-        "limit_val_batches", "limit_test_batches", "limit_predict_batches", "overfit_batches",
-        "val_check_interval", "check_val_every_n_epoch", "num_sanity_val_steps",
-        "log_every_n_steps", "enable_checkpointing", "enable_progress_bar",
-        "enable_model_summary", "accumulate_grad_batches", "gradient_clip_val",
-        "gradient_clip_algorithm", "deterministic", "benchmark", "inference_mode",
-        "default_root_dir"}) {
+  for (const char* name : {"accelerator",
+                           "strategy",
+                           "devices",
+                           "num_nodes",
+                           "precision",
+                           "logger",
+                           "fast_dev_run",
+                           "max_epochs",
+                           "min_epochs",
+                           "max_steps",
+                           "min_steps",
+                           "max_time",
+                           "limit_train_batches",
+                           "limit_val_batches",
+                           "limit_test_batches",
+                           "limit_predict_batches",
+                           "overfit_batches",
+                           "val_check_interval",
+                           "check_val_every_n_epoch",
+                           "num_sanity_val_steps",
+                           "log_every_n_steps",
+                           "enable_checkpointing",
+                           "enable_progress_bar",
+                           "enable_model_summary",
+                           "accumulate_grad_batches",
+                           "gradient_clip_val",
+                           "gradient_clip_algorithm",
+                           "deterministic",
+                           "benchmark",
+                           "inference_mode",
+                           "default_root_dir"}) {
     EXPECT_TRUE(cli->schema().contains(std::string("trainer.") + name)) << name;
   }
 }
@@ -161,8 +182,8 @@ TEST_F(LightningCLITest, BoolsTakeAWordOrStandAlone) {
 }
 
 TEST_F(LightningCLITest, NullUnsetsOptionalValues) {
-  cli->parse({"fit", "--trainer.max_epochs=null", "--seed_everything=None",
-              "--trainer.precision=null"});
+  cli->parse(
+      {"fit", "--trainer.max_epochs=null", "--seed_everything=None", "--trainer.precision=null"});
   EXPECT_FALSE(cli->trainer_options().max_epochs.has_value());
   EXPECT_FALSE(cli->seed_everything().has_value());
   EXPECT_FALSE(cli->trainer_options().seed.has_value());
@@ -186,10 +207,10 @@ TEST_F(LightningCLITest, ConfigFilesMergeInOrderAndTheCommandLineWins) {
   // The key comes before the configs on the line and still wins.
   cli->parse({"fit", "--model.hidden=16", "--config", a, "--config=" + b});
   const TrainerOptions& t = cli->trainer_options();
-  EXPECT_EQ(t.max_epochs, 9);                                       // b over a
+  EXPECT_EQ(t.max_epochs, 9);                                          // b over a
   EXPECT_DOUBLE_EQ(std::get<double>(t.limit_val_batches.value), 0.5);  // only in a
-  EXPECT_DOUBLE_EQ(model.lr, 0.02);                                 // only in a
-  EXPECT_EQ(model.hidden, 16);                                      // command line over both
+  EXPECT_DOUBLE_EQ(model.lr, 0.02);                                    // only in a
+  EXPECT_EQ(model.hidden, 16);                                         // command line over both
   EXPECT_EQ(cli->seed_everything(), 1u);
   EXPECT_EQ(cli->config_files(), (std::vector<std::string>{a, b}));
 }
@@ -267,9 +288,8 @@ TEST_F(LightningCLITest, UnknownKeySuggestsTheNearest) {
   EXPECT_EQ(error_of({"fit", "--model.lrr=0.1"}),
             "unknown option --model.lrr; did you mean --model.lr?");
   const std::string c = write("bad.yaml", "trainer:\n  max_epoch: 3\n");
-  EXPECT_EQ(error_of({"fit", "--config", c}),
-            "unknown option trainer.max_epoch in config " + c +
-                "; did you mean trainer.max_epochs?");
+  EXPECT_EQ(error_of({"fit", "--config", c}), "unknown option trainer.max_epoch in config " + c +
+                                                  "; did you mean trainer.max_epochs?");
 }
 
 TEST_F(LightningCLITest, BadValuesNameKeyValueAndType) {
@@ -294,8 +314,9 @@ TEST_F(LightningCLITest, BadValuesNameKeyValueAndType) {
 }
 
 TEST_F(LightningCLITest, UsageMistakes) {
-  EXPECT_EQ(error_of({}), "missing subcommand; choose one of fit, validate, test, predict "
-                          "(e.g. `prog fit`)");
+  EXPECT_EQ(error_of({}),
+            "missing subcommand; choose one of fit, validate, test, predict "
+            "(e.g. `prog fit`)");
   EXPECT_EQ(error_of({"fitt"}), "unknown subcommand 'fitt'; did you mean fit?");
   EXPECT_EQ(error_of({"tset"}), "unknown subcommand 'tset'; did you mean test?");
   EXPECT_EQ(error_of({"xyzzyplugh"}),

@@ -92,8 +92,9 @@ TEST_F(OptionSchemaTest, YamlSetsNestedKeysNullsAndLists) {
   // An empty section is no error; a file with nothing in it sets nothing.
   schema.set_from_yaml("trainer:\n", "config d.yaml");
   schema.set_from_yaml("", "config e.yaml");
-  EXPECT_EQ(error_of([&] { schema.set_from_yaml("model: [1, 2", "config f.yaml"); })
-                .rfind("config f.yaml is not valid YAML", 0),
+  EXPECT_EQ(error_of([&] {
+              schema.set_from_yaml("model: [1, 2", "config f.yaml");
+            }).rfind("config f.yaml is not valid YAML", 0),
             0u);
   EXPECT_EQ(error_of([&] { schema.set_from_yaml("- 1\n- 2\n", "config g.yaml"); }),
             "config g.yaml must hold a mapping such as 'trainer: {max_epochs: 3}'");

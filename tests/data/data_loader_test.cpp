@@ -55,7 +55,8 @@ class ProbeDataset : public Dataset {
     calls_.fetch_add(1);
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     for (int64_t i : indices) {
-      if (i == fail_at_) throw std::runtime_error("probe: sample " + std::to_string(i) + " is broken");
+      if (i == fail_at_)
+        throw std::runtime_error("probe: sample " + std::to_string(i) + " is broken");
     }
     auto data = torch::tensor(indices, torch::kLong);
     return {data, data + 1000};
@@ -118,7 +119,8 @@ TEST(DataLoaderTest, ShuffleVisitsEveryIndexExactlyOncePerEpoch) {
     EXPECT_EQ(all, expected) << "epoch " << epoch;
   }
   // With drop_last the kept samples are still distinct.
-  DataLoader dropping(indexed_dataset(103), {.batch_size = 8, .shuffle = true, .seed = 7, .drop_last = true});
+  DataLoader dropping(indexed_dataset(103),
+                      {.batch_size = 8, .shuffle = true, .seed = 7, .drop_last = true});
   auto kept = flatten(run_pass(dropping));
   EXPECT_EQ(kept.size(), 96u);
   std::sort(kept.begin(), kept.end());
@@ -137,7 +139,8 @@ TEST(DataLoaderTest, ShuffledOrderDependsOnlyOnSeedAndEpochNotOnWorkers) {
       loader.set_epoch(3);
       runs.push_back(run_pass(loader));
       // batch_indices agrees with what the pass yielded.
-      for (int64_t k = 0; k < loader.size(); ++k) EXPECT_EQ(loader.batch_indices(k), runs.back()[static_cast<size_t>(k)]);
+      for (int64_t k = 0; k < loader.size(); ++k)
+        EXPECT_EQ(loader.batch_indices(k), runs.back()[static_cast<size_t>(k)]);
     }
   }
   ASSERT_EQ(runs[0].size(), 13u);
@@ -235,7 +238,8 @@ TEST(DataLoaderTest, LoadStateRejectsAPositionBeyondTheEpoch) {
     loader.load_state({.epoch = 0, .position = 3});
     FAIL() << "expected DataError";
   } catch (const DataError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("cannot resume at batch 3 of epoch 0: this loader has 2 batches"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("cannot resume at batch 3 of epoch 0: this loader has 2 batches"));
   }
   EXPECT_THROW(loader.batch_indices(2), DataError);
   EXPECT_THROW(loader.batch_indices(-1), DataError);
@@ -244,7 +248,8 @@ TEST(DataLoaderTest, LoadStateRejectsAPositionBeyondTheEpoch) {
 TEST(DataLoaderTest, InvalidOptionsAreConfigErrors) {
   EXPECT_THROW(DataLoader(indexed_dataset(4), {.batch_size = 0}), ConfigError);
   EXPECT_THROW(DataLoader(indexed_dataset(4), {.num_workers = -1}), ConfigError);
-  EXPECT_THROW(DataLoader(indexed_dataset(4), {.num_workers = 1, .prefetch_factor = 0}), ConfigError);
+  EXPECT_THROW(DataLoader(indexed_dataset(4), {.num_workers = 1, .prefetch_factor = 0}),
+               ConfigError);
   EXPECT_THROW(DataLoader(nullptr), DataError);
   DataLoader loader(indexed_dataset(4));
   loader.mutable_options().batch_size = -2;
@@ -338,7 +343,8 @@ TEST(DataLoaderTest, ANewBeginStopsThePreviousPass) {
 
 TEST(DataLoaderTest, DestroyingTheLoaderEndsItsPass) {
   auto dataset = std::make_shared<ProbeDataset>(1000, std::chrono::milliseconds(2));
-  auto loader = std::make_unique<DataLoader>(dataset, DataLoaderOptions{.batch_size = 1, .num_workers = 3});
+  auto loader =
+      std::make_unique<DataLoader>(dataset, DataLoaderOptions{.batch_size = 1, .num_workers = 3});
   auto it = loader->begin();
   EXPECT_EQ(to_indices(*it), (Indices{0}));
   loader.reset();
@@ -352,7 +358,9 @@ TEST(DataLoaderTest, DestroyingTheLoaderEndsItsPass) {
 
 TEST(DataLoaderTest, PinMemoryPinsOnlyWhereCudaExists) {
   for (int workers : {0, 2}) {
-    DataLoader loader(indexed_dataset(8), {.batch_size = 4, .shuffle = true, .num_workers = workers, .pin_memory = true});
+    DataLoader loader(
+        indexed_dataset(8),
+        {.batch_size = 4, .shuffle = true, .num_workers = workers, .pin_memory = true});
     int batches = 0;
     for (auto& batch : loader) {
       ++batches;

@@ -25,7 +25,8 @@ Bytes idx_header(const std::vector<uint32_t>& dims, uint32_t magic = 0) {
   if (magic == 0) magic = 0x0800u | static_cast<uint32_t>(dims.size());
   Bytes out;
   auto put = [&](uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<unsigned char>(v >> shift));
+    for (int shift = 24; shift >= 0; shift -= 8)
+      out.push_back(static_cast<unsigned char>(v >> shift));
   };
   put(magic);
   for (uint32_t d : dims) put(d);
@@ -41,7 +42,8 @@ Bytes idx_file(const std::vector<uint32_t>& dims, size_t data_bytes, uint32_t ma
 void write_gz(const fs::path& path, const Bytes& bytes) {
   gzFile file = gzopen(path.c_str(), "wb");
   ASSERT_NE(file, nullptr) << path;
-  ASSERT_EQ(gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  ASSERT_EQ(gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size())),
+            static_cast<int>(bytes.size()));
   ASSERT_EQ(gzclose(file), Z_OK);
 }
 
@@ -62,7 +64,8 @@ class FashionMNISTFilesTest : public ::testing::Test {
 
   // A valid tiny split: `images` 28x28 images and `labels` labels (cycling 0..9).
   void write_split(const std::string& prefix, uint32_t images, uint32_t labels) {
-    write_gz(dir_ / (prefix + "-images-idx3-ubyte.gz"), idx_file({images, 28, 28}, size_t{images} * 784));
+    write_gz(dir_ / (prefix + "-images-idx3-ubyte.gz"),
+             idx_file({images, 28, 28}, size_t{images} * 784));
     write_gz(dir_ / (prefix + "-labels-idx1-ubyte.gz"), idx_file({labels}, labels));
   }
 
@@ -82,7 +85,8 @@ class FashionMNISTFilesTest : public ::testing::Test {
 TEST(FashionMNISTTest, LoadsTheRealTrainSplit) {
   const auto start = std::chrono::steady_clock::now();
   FashionMNIST train;  // the default directory, where dataset-fashion-mnist installs the files
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
   std::cout << "loaded 60000 training images in " << ms.count() << " ms\n";
   EXPECT_EQ(train.size(), 60000);
   EXPECT_EQ(train.data().sizes(), (std::vector<int64_t>{60000, 1, 28, 28}));
@@ -98,7 +102,8 @@ TEST(FashionMNISTTest, LoadsTheRealTrainSplit) {
   EXPECT_EQ(train.targets()[0].item<int64_t>(), 9);
   EXPECT_NEAR(train.data()[0].sum().item<double>(), 76247.0 / 255.0, 1e-3);
   // Each class holds exactly 6000 training images.
-  EXPECT_TRUE(torch::equal(torch::bincount(train.targets()), torch::full({10}, 6000, torch::kLong)));
+  EXPECT_TRUE(
+      torch::equal(torch::bincount(train.targets()), torch::full({10}, 6000, torch::kLong)));
 }
 
 TEST(FashionMNISTTest, LoadsTheRealTestSplit) {
@@ -109,7 +114,8 @@ TEST(FashionMNISTTest, LoadsTheRealTestSplit) {
   EXPECT_EQ(test.targets().max().item<int64_t>(), 9);
   EXPECT_GE(test.data().min().item<float>(), 0.f);
   EXPECT_LE(test.data().max().item<float>(), 1.f);
-  EXPECT_TRUE(torch::equal(test.targets().slice(0, 0, 4), torch::tensor({9, 2, 1, 1}, torch::kLong)));
+  EXPECT_TRUE(
+      torch::equal(test.targets().slice(0, 0, 4), torch::tensor({9, 2, 1, 1}, torch::kLong)));
 }
 
 TEST_F(FashionMNISTFilesTest, ReadIdxGzReturnsTheDeclaredShapeAndBytes) {
@@ -132,14 +138,16 @@ TEST_F(FashionMNISTFilesTest, TinySplitLoadsAndScalesPixels) {
 TEST_F(FashionMNISTFilesTest, MissingDirectoryNamesTheFileAndTheFix) {
   fs::remove_all(dir_);
   const auto message = error_of();
-  EXPECT_THAT(message, AllOf(HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string()),
-                             HasSubstr("not found"), HasSubstr("does not exist"),
-                             HasSubstr("install dataset-fashion-mnist"), HasSubstr("--data.data_dir")));
+  EXPECT_THAT(message,
+              AllOf(HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string()),
+                    HasSubstr("not found"), HasSubstr("does not exist"),
+                    HasSubstr("install dataset-fashion-mnist"), HasSubstr("--data.data_dir")));
 }
 
 TEST_F(FashionMNISTFilesTest, MissingLabelFileIsNamed) {
   write_gz(dir_ / "train-images-idx3-ubyte.gz", idx_file({1, 28, 28}, 784));
-  EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-labels-idx1-ubyte.gz").string()), HasSubstr("not found")));
+  EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-labels-idx1-ubyte.gz").string()),
+                                HasSubstr("not found")));
 }
 
 TEST_F(FashionMNISTFilesTest, PlainFileIsNotGzip) {
@@ -152,7 +160,8 @@ TEST_F(FashionMNISTFilesTest, CorruptCompressedStreamIsReported) {
   // Valid gzip magic and header, then garbage where the deflate stream should be.
   write_raw(dir_ / "train-images-idx3-ubyte.gz",
             std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10) + std::string(64, '\xff'));
-  EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string()), HasSubstr("corrupt")));
+  EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string()),
+                                HasSubstr("corrupt")));
 }
 
 TEST_F(FashionMNISTFilesTest, CutGzipFileIsReported) {
@@ -166,9 +175,10 @@ TEST_F(FashionMNISTFilesTest, TruncatedDataIsReported) {
   // The header promises 5 images (3920 bytes) but only 100 bytes follow.
   write_gz(dir_ / "train-images-idx3-ubyte.gz", idx_file({5, 28, 28}, 100));
   write_gz(dir_ / "train-labels-idx1-ubyte.gz", idx_file({5}, 5));
-  EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string()),
-                                HasSubstr("is truncated: its header declares shape 5x28x28 (3920 bytes of "
-                                          "data) but the file holds only 100 bytes")));
+  EXPECT_THAT(error_of(),
+              AllOf(HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string()),
+                    HasSubstr("is truncated: its header declares shape 5x28x28 (3920 bytes of "
+                              "data) but the file holds only 100 bytes")));
 }
 
 TEST_F(FashionMNISTFilesTest, TruncatedHeaderIsReported) {
@@ -198,9 +208,11 @@ TEST_F(FashionMNISTFilesTest, LabelFileInPlaceOfImagesIsReported) {
 
 TEST_F(FashionMNISTFilesTest, ImageAndLabelCountMismatchNamesBothFiles) {
   write_split("train", 5, 4);
-  EXPECT_THAT(error_of(), AllOf(HasSubstr("image count != label count"),
-                                HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string() + "' holds 5 images"),
-                                HasSubstr((dir_ / "train-labels-idx1-ubyte.gz").string() + "' holds 4 labels")));
+  EXPECT_THAT(
+      error_of(),
+      AllOf(HasSubstr("image count != label count"),
+            HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string() + "' holds 5 images"),
+            HasSubstr((dir_ / "train-labels-idx1-ubyte.gz").string() + "' holds 4 labels")));
 }
 
 TEST_F(FashionMNISTFilesTest, LabelOutOfRangeIsReported) {
@@ -208,7 +220,8 @@ TEST_F(FashionMNISTFilesTest, LabelOutOfRangeIsReported) {
   Bytes labels = idx_header({1});
   labels.push_back(12);
   write_gz(dir_ / "train-labels-idx1-ubyte.gz", labels);
-  EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-labels-idx1-ubyte.gz").string()), HasSubstr("holds label 12")));
+  EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-labels-idx1-ubyte.gz").string()),
+                                HasSubstr("holds label 12")));
 }
 
 }  // namespace

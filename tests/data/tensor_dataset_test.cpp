@@ -34,7 +34,8 @@ TEST(TensorDatasetTest, ShuffledIndicesAreGatheredIntoNewStorage) {
   auto batch = ds.get_batch({7, 2, 9});
   EXPECT_FALSE(batch.data.is_alias_of(ds.data()));
   EXPECT_FALSE(batch.target.is_alias_of(ds.targets()));
-  EXPECT_TRUE(torch::equal(batch.data, torch::tensor({{21.f, 22.f, 23.f}, {6.f, 7.f, 8.f}, {27.f, 28.f, 29.f}})));
+  EXPECT_TRUE(torch::equal(
+      batch.data, torch::tensor({{21.f, 22.f, 23.f}, {6.f, 7.f, 8.f}, {27.f, 28.f, 29.f}})));
   EXPECT_TRUE(torch::equal(batch.target, torch::tensor({107, 102, 109}, torch::kLong)));
 }
 

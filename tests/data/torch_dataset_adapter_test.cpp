@@ -48,7 +48,8 @@ TEST(TorchDatasetAdapterTest, StacksSamplesIntoABatch) {
 }
 
 TEST(TorchDatasetAdapterTest, FeedsADataLoaderWithWorkers) {
-  DataLoader loader(from_torch_dataset(Squares(10)), {.batch_size = 4, .shuffle = true, .seed = 3, .num_workers = 2});
+  DataLoader loader(from_torch_dataset(Squares(10)),
+                    {.batch_size = 4, .shuffle = true, .seed = 3, .num_workers = 2});
   std::vector<int64_t> seen;
   int64_t k = 0;
   for (auto& batch : loader) {

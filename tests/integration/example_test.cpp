@@ -1,6 +1,7 @@
 // Runs the real build/bin/fashion-mnist as a child process, in a fresh temporary folder, and
 // checks what a user sees: training that learns, a checkpoint that tests well, predictions on
 // disk, and one-line errors with the right exit codes for mistakes.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 namespace {
 
@@ -61,8 +60,8 @@ class FashionMNISTExample : public ::testing::Test {
   RunResult run(const std::vector<std::string>& args) {
     std::string command = "cd " + quote(dir.string()) + " && " + quote(kBinary);
     for (const auto& arg : args) command += " " + quote(arg);
-    command += " >" + quote((dir / "stdout.txt").string()) + " 2>" +
-               quote((dir / "stderr.txt").string());
+    command +=
+        " >" + quote((dir / "stdout.txt").string()) + " 2>" + quote((dir / "stderr.txt").string());
     const int status = std::system(command.c_str());
     RunResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -127,8 +126,8 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
   const fs::path version = dir / "lightning_logs" / "version_0";
   const auto losses = column(version / "metrics.csv", "train_loss");
   ASSERT_GE(losses.size(), 4u) << read_file(version / "metrics.csv");
-  const double last_mean = (losses[losses.size() - 1] + losses[losses.size() - 2] +
-                            losses[losses.size() - 3]) / 3.0;
+  const double last_mean =
+      (losses[losses.size() - 1] + losses[losses.size() - 2] + losses[losses.size() - 3]) / 3.0;
   EXPECT_LT(last_mean, losses.front()) << read_file(version / "metrics.csv");
   EXPECT_FALSE(column(version / "metrics.csv", "val_acc").empty());
 
@@ -139,9 +138,9 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
   ASSERT_EQ(checkpoints.size(), 1u);
   EXPECT_GT(fs::file_size(checkpoints[0]), 100'000u);  // the CNN's weights are ~1.7 MB
 
-  const RunResult test = run({"test", "--ckpt_path=" + checkpoints[0].string(),
-                              "--trainer.limit_test_batches=20",
-                              "--trainer.enable_progress_bar=false"});
+  const RunResult test =
+      run({"test", "--ckpt_path=" + checkpoints[0].string(), "--trainer.limit_test_batches=20",
+           "--trainer.enable_progress_bar=false"});
   ASSERT_EQ(test.exit_code, 0) << test.out << test.err;
   const auto accuracy = table_value(test.out, "test_acc");
   const auto loss = table_value(test.out, "test_loss");
@@ -151,9 +150,9 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
   EXPECT_GT(*accuracy, 0.5) << test.out;
   EXPECT_LT(*loss, 1.5) << test.out;
 
-  const RunResult predict = run({"predict", "--ckpt_path=" + checkpoints[0].string(),
-                                 "--trainer.limit_predict_batches=3", "--trainer.logger=false",
-                                 "--trainer.enable_progress_bar=false"});
+  const RunResult predict =
+      run({"predict", "--ckpt_path=" + checkpoints[0].string(), "--trainer.limit_predict_batches=3",
+           "--trainer.logger=false", "--trainer.enable_progress_bar=false"});
   ASSERT_EQ(predict.exit_code, 0) << predict.out << predict.err;
   const fs::path predictions = dir / "predictions.csv";
   EXPECT_NE(predict.out.find("predictions written to " + predictions.string()), std::string::npos)
@@ -195,17 +194,17 @@ TEST_F(FashionMNISTExample, MissingDataNamesTheFile) {
 }
 
 TEST_F(FashionMNISTExample, PrintConfigFeedsBackToTheSameConfig) {
-  const RunResult first = run({"fit", "--print_config", "--trainer.max_epochs=2",
-                               "--trainer.limit_val_batches=0.5", "--model.lr=0.002",
-                               "--data.batch_size=128", "--trainer.devices=1"});
+  const RunResult first =
+      run({"fit", "--print_config", "--trainer.max_epochs=2", "--trainer.limit_val_batches=0.5",
+           "--model.lr=0.002", "--data.batch_size=128", "--trainer.devices=1"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_TRUE(first.err.empty()) << first.err;
   EXPECT_NE(first.out.find("  max_epochs: 2\n"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("  lr: 0.002\n"), std::string::npos) << first.out;
   std::ofstream(dir / "config.yaml") << first.out;
 
-  const RunResult second = run({"fit", "--config", (dir / "config.yaml").string(),
-                                "--print_config"});
+  const RunResult second =
+      run({"fit", "--config", (dir / "config.yaml").string(), "--print_config"});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(second.out, first.out);
 

@@ -1,0 +1,269 @@
+// Trainer behaviour beyond the loops: results table, ckpt_path restore, manual optimization,
+// failures (on_exception, logger status), option validation and the strategy's parts.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fulgur/accelerators/accelerator.h"
+#include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/errors.h"
+#include "fulgur/loggers/logger.h"
+#include "fulgur/precision/precision.h"
+#include "fulgur/strategies/strategy.h"
+#include "fulgur/trainer.h"
+#include "trainer/recording.h"
+
+namespace fs = std::filesystem;
+
+namespace fulgur::testing {
+namespace {
+
+TrainerOptions quiet(TrainerOptions o) {
+  o.enable_progress_bar = false;
+  o.enable_model_summary = false;
+  o.enable_checkpointing = false;
+  o.logger = false;
+  return o;
+}
+
+TEST(Trainer, TestPrintsLightningsResultsTable) {
+  Calls calls;
+  RecordingModule module(calls);
+  Trainer t(quiet({}));
+  ::testing::internal::CaptureStdout();
+  auto metrics = t.test(module);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(metrics.count("test_loss"), 1u);
+  EXPECT_NE(out.find("Test metric"), std::string::npos) << out;
+  EXPECT_NE(out.find("DataLoader 0"), std::string::npos) << out;
+  EXPECT_NE(out.find(fmt::format("test_loss      {:.6g}", metrics.at("test_loss"))),
+            std::string::npos)
+      << out;
+}
+
+TEST(Trainer, PartsAreTheStrategysAndDefaultsResolve) {
+  Trainer t(quiet({}));
+  EXPECT_EQ(t.strategy().name(), "single_device");
+  EXPECT_EQ(t.accelerator().name(), "cpu");
+  EXPECT_EQ(t.precision_plugin().name(), "32-true");
+  EXPECT_EQ(t.strategy().root_device(), torch::Device(torch::kCPU));
+  EXPECT_EQ(&t.accelerator(), t.strategy().accelerator().get());
+}
+
+TEST(Trainer, DefaultCallbacksAndLogger) {
+  const auto root = (fs::temp_directory_path() / "fulgur_trainer_defaults").string();
+  Trainer t({.max_time = "00:00:01:00", .default_root_dir = root});
+  std::vector<std::string> names;
+  for (const auto& cb : t.callbacks()) names.push_back(cb->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"ProgressBar", "ModelSummary", "Timer",
+                                             "ModelCheckpoint"}));
+  ASSERT_EQ(t.loggers().size(), 1u);
+  EXPECT_EQ(t.logger()->save_dir(), root);
+}
+
+TEST(Trainer, BadOptionsAreConfigErrorsNamingTheOption) {
+  auto message = [](TrainerOptions o) {
+    try {
+      Trainer t(std::move(o));
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({.accumulate_grad_batches = 0}),
+            "accumulate_grad_batches=0 is not valid: it must be a positive integer");
+  EXPECT_EQ(message({.max_time = "soon"}),
+            "max_time=\"soon\" is not a duration; write it as \"DD:HH:MM:SS\", e.g. \"00:12:00:00\"");
+  EXPECT_EQ(message({.val_check_interval = 1.5}),
+            "val_check_interval=1.5 is not valid: a fraction must be in (0.0, 1.0], a count an "
+            "int >= 1");
+  EXPECT_EQ(message({.max_epochs = -2}),
+            "max_epochs=-2 is not valid: use -1 (no limit) or a count >= 0");
+  EXPECT_NE(message({.accelerator = "tpu2"}).find("accelerator=\"tpu2\""), std::string::npos);
+  EXPECT_NE(message({.gradient_clip_algorithm = "l1"}).find("l1"), std::string::npos);
+  auto mc = std::make_shared<ModelCheckpoint>();
+  EXPECT_EQ(message({.callbacks = {mc}, .enable_checkpointing = false}),
+            "Trainer was configured with enable_checkpointing=false but found a ModelCheckpoint "
+            "in the callbacks list; remove it or set enable_checkpointing=true");
+}
+
+TEST(Trainer, CkptPathRestoresWeightsForTest) {
+  const auto dir = fs::temp_directory_path() / ("fulgur_ckpt_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Calls calls;
+  RecordingModule trained(calls);
+  trained.with_scheduler = false;
+  Trainer fit_trainer(quiet({.max_epochs = 2}));
+  fit_trainer.fit(trained);
+  const auto path = (dir / "model.ckpt").string();
+  fit_trainer.save_checkpoint(path);
+  const auto expected = fit_trainer.test(trained, nullptr, std::nullopt, false).at("test_loss");
+
+  RecordingModule fresh(calls);
+  Trainer test_trainer(quiet({}));
+  const auto before = test_trainer.test(fresh, nullptr, std::nullopt, false).at("test_loss");
+  const auto after = test_trainer.test(fresh, nullptr, path, false).at("test_loss");
+  EXPECT_NE(before, expected);
+  EXPECT_DOUBLE_EQ(after, expected);
+  fs::remove_all(dir);
+}
+
+// Same layer names, different shape.
+class WiderModule : public RecordingModule {
+ public:
+  explicit WiderModule(Calls& calls) : RecordingModule(calls) {
+    replace_module("layer", torch::nn::Linear(4, 3));
+  }
+};
+
+TEST(Trainer, MismatchedCheckpointIsACheckpointErrorListingTheDifferences) {
+  const auto dir = fs::temp_directory_path() / ("fulgur_mismatch_" + std::to_string(::getpid()));
+  Calls calls;
+  RecordingModule small(calls);
+  Trainer t(quiet({.max_steps = 1}));
+  t.fit(small);
+  const auto path = (dir / "small.ckpt").string();
+  t.save_checkpoint(path);
+  WiderModule wide(calls);
+  Trainer t2(quiet({}));
+  try {
+    t2.test(wide, nullptr, path, false);
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + " does not fit the model: size mismatch for layer.weight (checkpoint 1x4, "
+                     "model 3x4), layer.bias (checkpoint 1, model 3)");
+  }
+  try {
+    t2.test(small, nullptr, (dir / "absent.ckpt").string(), false);
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("absent.ckpt"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Trainer, BestAndLastNeedAFitFirst) {
+  Calls calls;
+  RecordingModule module(calls);
+  Trainer t(quiet({}));
+  EXPECT_THROW(t.test(module, nullptr, std::string("best"), false), ConfigError);
+}
+
+// Two optimizers stepped by hand, as in a GAN.
+class ManualModule : public RecordingModule {
+ public:
+  explicit ManualModule(Calls& calls) : RecordingModule(calls, 8, 0) {
+    set_automatic_optimization(false);
+    other_ = register_module("other", torch::nn::Linear(4, 1));
+  }
+  torch::Tensor training_step(Batch& batch, int64_t idx) override {
+    auto opts = optimizers();
+    EXPECT_EQ(opts.size(), 2u);
+    auto loss = RecordingModule::training_step(batch, idx);
+    opts[0]->zero_grad();
+    manual_backward(loss);
+    opts[0]->step();
+    auto loss2 = torch::mse_loss(other_->forward(batch.data), batch.target);
+    opts[1]->zero_grad();
+    manual_backward(loss2);
+    opts[1]->step();
+    return loss;
+  }
+  OptimizerConfig configure_optimizers() override {
+    auto params = named_parameters();
+    auto a = std::make_shared<torch::optim::SGD>(
+        std::vector<torch::Tensor>{params["layer.weight"], params["layer.bias"]},
+        torch::optim::SGDOptions(0.01));
+    auto b = std::make_shared<torch::optim::SGD>(other_->parameters(), torch::optim::SGDOptions(0.01));
+    return OptimizerConfig({a, b});
+  }
+
+ private:
+  torch::nn::Linear other_{nullptr};
+};
+
+TEST(Trainer, ManualOptimizationCountsEveryStepAndRunsBackwardHooks) {
+  Calls calls;
+  ManualModule module(calls);
+  auto before = module.named_parameters()["other.weight"].clone();
+  Trainer t(quiet({.max_epochs = 1}));
+  t.fit(module);
+  EXPECT_EQ(t.global_step(), 8);  // 4 batches × 2 optimizers
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "Module.backward"), 8);
+  EXPECT_FALSE(torch::equal(before, module.named_parameters()["other.weight"]));
+}
+
+TEST(Trainer, MultipleOptimizersNeedManualOptimization) {
+  Calls calls;
+  ManualModule module(calls);
+  module.set_automatic_optimization(true);
+  Trainer t(quiet({.max_epochs = 1}));
+  EXPECT_THROW(t.fit(module), MisconfigurationError);
+}
+
+class Failing : public RecordingModule {
+ public:
+  using RecordingModule::RecordingModule;
+  torch::Tensor training_step(Batch&, int64_t idx) override {
+    if (idx == 1) throw std::runtime_error("boom");
+    return torch::ones({1}, torch::requires_grad()).sum();
+  }
+};
+
+class StatusLogger : public Logger {
+ public:
+  std::string name() const override { return "status"; }
+  std::string version() const override { return "0"; }
+  std::string save_dir() const override { return "."; }
+  std::string log_dir() const override { return "."; }
+  void log_metrics(const std::map<std::string, double>&, int64_t) override {}
+  void log_hyperparams(const HParams&) override {}
+  void finalize(const std::string& s) override { status = s; }
+  std::string status;
+};
+
+class ExceptionSpy : public Callback {
+ public:
+  void on_exception(Trainer&, Module&, const std::exception& e) override { seen = e.what(); }
+  std::string seen;
+};
+
+TEST(Trainer, AFailureReachesOnExceptionAndFinalizesLoggersAsFailed) {
+  Calls calls;
+  Failing module(calls);
+  auto logger = std::make_shared<StatusLogger>();
+  auto spy = std::make_shared<ExceptionSpy>();
+  TrainerOptions o{.logger = logger, .callbacks = {spy}, .max_epochs = 1};
+  o.enable_progress_bar = o.enable_model_summary = o.enable_checkpointing = false;
+  Trainer t(o);
+  EXPECT_THROW(t.fit(module), std::runtime_error);
+  EXPECT_EQ(spy->seen, "boom");
+  EXPECT_EQ(logger->status, "failed");
+  EXPECT_EQ(t.status(), TrainerStatus::Interrupted);
+}
+
+// Records the largest gradient right after the Trainer's clipping ran.
+class ClipProbe : public RecordingModule {
+ public:
+  explicit ClipProbe(Calls& calls) : RecordingModule(calls) { with_scheduler = false; }
+  void configure_gradient_clipping(Optimizer& o, std::optional<double> v,
+                                   std::optional<GradClipAlgorithm> a) override {
+    RecordingModule::configure_gradient_clipping(o, v, a);
+    for (auto& p : parameters()) largest = std::max(largest, p.grad().abs().max().item<double>());
+  }
+  double largest = 0;
+};
+
+TEST(Trainer, GradientClippingByValueBoundsEveryGradient) {
+  Calls calls;
+  ClipProbe probe(calls);
+  Trainer t(quiet({.max_epochs = 1, .gradient_clip_val = 0.001,
+                   .gradient_clip_algorithm = "value"}));
+  t.fit(probe);
+  EXPECT_GT(probe.largest, 0.0);
+  EXPECT_LE(probe.largest, 0.001 + 1e-9);
+}
+
+}  // namespace
+}  // namespace fulgur::testing
