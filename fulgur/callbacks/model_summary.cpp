@@ -30,6 +30,9 @@ std::string type_name(const torch::nn::Module& m) {
   std::string name = m.name();
   const std::string prefix = "torch::nn::";
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  // LibTorch's modules are `XImpl` classes behind an `X` holder; users know them as `X`.
+  const std::string impl = "Impl";
+  if (name.size() > impl.size() && name.ends_with(impl)) name.resize(name.size() - impl.size());
   return name;
 }
 

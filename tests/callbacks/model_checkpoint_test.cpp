@@ -46,7 +46,7 @@ class ScheduledLoss : public RecordingModule {
   std::vector<double> losses_;
 };
 
-TrainerOptions quiet(TrainerOptions o) {
+TrainerOptions checkpointing_only(TrainerOptions o) {
   o.enable_progress_bar = false;
   o.enable_model_summary = false;
   o.num_sanity_val_steps = 0;
@@ -57,7 +57,7 @@ TEST(ModelCheckpoint, DefaultKeepsTheLatestUnderTheLoggersVersionDir) {
   const auto root = temp_dir("default");
   Calls calls;
   ScheduledLoss module(calls, {3, 2, 1});
-  Trainer t(quiet({.max_epochs = 3, .default_root_dir = root}));
+  Trainer t(checkpointing_only({.max_epochs = 3, .default_root_dir = root}));
   t.fit(module);
   const auto dir = root + "/lightning_logs/version_0/checkpoints";
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"epoch=2-step=6.ckpt"});
@@ -75,7 +75,7 @@ TEST(ModelCheckpoint, TopKByMonitorWithTemplateAndLast) {
       .monitor = "val_loss",
       .save_last = true,
       .save_top_k = 2});
-  Trainer t(quiet({.logger = false, .callbacks = {mc}, .max_epochs = 4}));
+  Trainer t(checkpointing_only({.logger = false, .callbacks = {mc}, .max_epochs = 4}));
   t.fit(module);
   EXPECT_EQ(files_in(root + "/ckpts"),
             (std::vector<std::string>{"epoch=1-val_loss=0.25.ckpt", "epoch=3-val_loss=0.12.ckpt",
@@ -92,7 +92,7 @@ TEST(ModelCheckpoint, MissingMonitorIsAClearError) {
   ScheduledLoss module(calls, {1, 1});
   auto mc = std::make_shared<ModelCheckpoint>(
       ModelCheckpointOptions{.dirpath = root, .monitor = "val_acc"});
-  Trainer t(quiet({.logger = false, .callbacks = {mc}, .max_epochs = 1}));
+  Trainer t(checkpointing_only({.logger = false, .callbacks = {mc}, .max_epochs = 1}));
   try {
     t.fit(module);
     FAIL() << "expected MisconfigurationError";
@@ -112,7 +112,7 @@ TEST(ModelCheckpoint, CollidingNamesGetVersionSuffixes) {
     ScheduledLoss module(calls, {1});
     auto mc = std::make_shared<ModelCheckpoint>(
         ModelCheckpointOptions{.dirpath = root, .filename = "fixed"});
-    Trainer t(quiet({.logger = false, .callbacks = {mc}, .max_epochs = 1}));
+    Trainer t(checkpointing_only({.logger = false, .callbacks = {mc}, .max_epochs = 1}));
     t.fit(module);
   }
   EXPECT_EQ(files_in(root), (std::vector<std::string>{"fixed-v1.ckpt", "fixed.ckpt"}));
@@ -125,7 +125,7 @@ TEST(ModelCheckpoint, FileHasLightningKeysAndWeightsOnlyDropsTrainingState) {
   module.save_hyperparameters({{"lr", 0.01}, {"name", std::string("mlp")}});
   auto full = std::make_shared<ModelCheckpoint>(
       ModelCheckpointOptions{.dirpath = root, .filename = "full"});
-  Trainer t(quiet({.logger = false, .callbacks = {full}, .max_epochs = 1}));
+  Trainer t(checkpointing_only({.logger = false, .callbacks = {full}, .max_epochs = 1}));
   t.fit(module);
   auto c = TorchCheckpointIO().load_checkpoint(root + "/full.ckpt");
   for (const char* key : {"epoch", "global_step", "pytorch-lightning_version", "fulgur_version",

@@ -64,14 +64,6 @@ void expect_same(const Calls& calls, const Calls& expected) {
                 << (i > 0 ? expected[i - 1] : "<start>") << ")";
 }
 
-TrainerOptions quiet(TrainerOptions o) {
-  o.enable_progress_bar = false;
-  o.enable_model_summary = false;
-  o.enable_checkpointing = false;
-  o.logger = false;
-  return o;
-}
-
 TEST(HookOrder, FitOneEpochTwoTrainTwoValBatches) {
   Calls calls;
   RecordingModule module(calls);

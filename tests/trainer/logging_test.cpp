@@ -9,14 +9,6 @@
 namespace fulgur::testing {
 namespace {
 
-TrainerOptions quiet(TrainerOptions o) {
-  o.enable_progress_bar = false;
-  o.enable_model_summary = false;
-  o.enable_checkpointing = false;
-  o.logger = false;
-  return o;
-}
-
 // Logs known values so the reductions can be checked exactly.
 class LoggingModule : public RecordingModule {
  public:

@@ -10,14 +10,6 @@
 namespace fulgur::testing {
 namespace {
 
-TrainerOptions quiet(TrainerOptions o) {
-  o.enable_progress_bar = false;
-  o.enable_model_summary = false;
-  o.enable_checkpointing = false;
-  o.logger = false;
-  return o;
-}
-
 struct Recorded {
   Calls calls;
   int64_t count(const std::string& name) const {

@@ -11,6 +11,7 @@
 #include "fulgur/data/tensor_dataset.h"
 #include "fulgur/module.h"
 #include "fulgur/optim/step_lr.h"
+#include "fulgur/trainer_options.h"
 
 namespace fulgur::testing {
 
@@ -22,6 +23,15 @@ inline std::shared_ptr<DataLoader> make_loader(int64_t n, int64_t batch_size = 2
   auto y = x.sum(1, /*keepdim=*/true);
   return std::make_shared<DataLoader>(std::make_shared<TensorDataset>(x, y),
                                       DataLoaderOptions{.batch_size = batch_size});
+}
+
+// Options with nothing printed or written: no progress bar, summary, checkpoints or logger.
+inline TrainerOptions quiet(TrainerOptions o) {
+  o.enable_progress_bar = false;
+  o.enable_model_summary = false;
+  o.enable_checkpointing = false;
+  o.logger = false;
+  return o;
 }
 
 class RecordingCallback : public Callback {

@@ -18,14 +18,6 @@ namespace fs = std::filesystem;
 namespace fulgur::testing {
 namespace {
 
-TrainerOptions quiet(TrainerOptions o) {
-  o.enable_progress_bar = false;
-  o.enable_model_summary = false;
-  o.enable_checkpointing = false;
-  o.logger = false;
-  return o;
-}
-
 TEST(Trainer, TestPrintsLightningsResultsTable) {
   Calls calls;
   RecordingModule module(calls);
