@@ -152,7 +152,7 @@ void Trainer::setup_loggers() {
   }
 }
 
-void Trainer::setup_callbacks(Module& module) {
+void Trainer::setup_callbacks() {
   // Callbacks from configure_callbacks replace trainer callbacks of the same kind.
   auto extra = hooks::module(*this, "configure_callbacks",
                              [](Module& m) { return m.configure_callbacks(); });
@@ -163,7 +163,6 @@ void Trainer::setup_callbacks(Module& module) {
   // Checkpointing runs last so it sees everything the others changed.
   std::stable_partition(callbacks_.begin(), callbacks_.end(),
                         [](const auto& cb) { return !cb->is_checkpointing(); });
-  (void)module;
 }
 
 // ---------------------------------------------------------------- forwarders and state
@@ -196,10 +195,6 @@ std::string Trainer::default_root_dir() const {
 
 std::string Trainer::log_dir() const {
   return loggers_.empty() ? default_root_dir() : loggers_.front()->log_dir();
-}
-
-double Trainer::elapsed_seconds() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start_).count();
 }
 
 const Metrics& Trainer::callback_metrics() const { return logger_connector_->callback_metrics(); }
@@ -294,11 +289,10 @@ void Trainer::configure_optimizers() {
 // ---------------------------------------------------------------- running a stage
 
 template <typename Body>
-void Trainer::run_stage(Stage stage, Module& module, DataModule* datamodule, Body&& body) {
+void Trainer::run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Body&& body) {
   static const char* names[] = {"fit", "validate", "test", "predict"};
-  const std::string name = names[static_cast<int>(stage)];
-  fn_ = std::array{TrainerFn::Fitting, TrainerFn::Validating, TrainerFn::Testing,
-                   TrainerFn::Predicting}[static_cast<int>(stage)];
+  const std::string name = names[static_cast<int>(fn)];
+  fn_ = fn;
   status_ = TrainerStatus::Running;
   should_stop_ = false;
   module_ = &module;
@@ -306,7 +300,7 @@ void Trainer::run_stage(Stage stage, Module& module, DataModule* datamodule, Bod
   datamodule_ = datamodule;
   try {
     logger_connector_->reset();
-    setup_callbacks(module);
+    setup_callbacks();
     if (strategy_->local_rank() == 0) {
       if (datamodule_) datamodule_->prepare_data();
       hooks::module(*this, "prepare_data", [](Module& m) { m.prepare_data(); });
@@ -345,7 +339,7 @@ void Trainer::fit(Module& module, DataModule& datamodule, std::optional<std::str
     throw ConfigError("fit(ckpt_path=...): resuming training is not available yet; use "
                       "ckpt_path with validate, test or predict");
   }
-  run_stage(Stage::Fit, module, &datamodule, [&] { fit_impl(nullptr, nullptr); });
+  run_stage(TrainerFn::Fitting, module, &datamodule, [&] { fit_impl(nullptr, nullptr); });
 }
 
 void Trainer::fit(Module& module, std::shared_ptr<DataLoader> train_dataloader,
@@ -355,7 +349,7 @@ void Trainer::fit(Module& module, std::shared_ptr<DataLoader> train_dataloader,
     throw ConfigError("fit(ckpt_path=...): resuming training is not available yet; use "
                       "ckpt_path with validate, test or predict");
   }
-  run_stage(Stage::Fit, module, nullptr, [&] { fit_impl(train_dataloader, val_dataloader); });
+  run_stage(TrainerFn::Fitting, module, nullptr, [&] { fit_impl(train_dataloader, val_dataloader); });
 }
 
 void Trainer::connect_train_data() {
@@ -416,7 +410,6 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     for (const auto& logger : loggers_) logger->log_hyperparams(module_->hparams());
   }
   FULGUR_CALL_HOOK(*this, on_fit_start);
-  fit_start_ = std::chrono::steady_clock::now();
 
   given_train_loader_ = std::move(train);
   given_val_loader_ = std::move(val);
@@ -457,7 +450,7 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
 Metrics Trainer::validate(Module& module, DataModule& datamodule,
                           std::optional<std::string> ckpt_path, bool verbose) {
   Metrics out;
-  run_stage(Stage::Validate, module, &datamodule,
+  run_stage(TrainerFn::Validating, module, &datamodule,
             [&] { out = evaluate_impl(false, nullptr, ckpt_path, verbose); });
   return out;
 }
@@ -465,7 +458,7 @@ Metrics Trainer::validate(Module& module, DataModule& datamodule,
 Metrics Trainer::validate(Module& module, std::shared_ptr<DataLoader> dataloader,
                           std::optional<std::string> ckpt_path, bool verbose) {
   Metrics out;
-  run_stage(Stage::Validate, module, nullptr,
+  run_stage(TrainerFn::Validating, module, nullptr,
             [&] { out = evaluate_impl(false, dataloader, ckpt_path, verbose); });
   return out;
 }
@@ -473,7 +466,7 @@ Metrics Trainer::validate(Module& module, std::shared_ptr<DataLoader> dataloader
 Metrics Trainer::test(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path,
                       bool verbose) {
   Metrics out;
-  run_stage(Stage::Test, module, &datamodule,
+  run_stage(TrainerFn::Testing, module, &datamodule,
             [&] { out = evaluate_impl(true, nullptr, ckpt_path, verbose); });
   return out;
 }
@@ -481,7 +474,7 @@ Metrics Trainer::test(Module& module, DataModule& datamodule, std::optional<std:
 Metrics Trainer::test(Module& module, std::shared_ptr<DataLoader> dataloader,
                       std::optional<std::string> ckpt_path, bool verbose) {
   Metrics out;
-  run_stage(Stage::Test, module, nullptr,
+  run_stage(TrainerFn::Testing, module, nullptr,
             [&] { out = evaluate_impl(true, dataloader, ckpt_path, verbose); });
   return out;
 }
@@ -489,14 +482,14 @@ Metrics Trainer::test(Module& module, std::shared_ptr<DataLoader> dataloader,
 std::vector<torch::Tensor> Trainer::predict(Module& module, DataModule& datamodule,
                                             std::optional<std::string> ckpt_path) {
   std::vector<torch::Tensor> out;
-  run_stage(Stage::Predict, module, &datamodule, [&] { out = predict_impl(nullptr, ckpt_path); });
+  run_stage(TrainerFn::Predicting, module, &datamodule, [&] { out = predict_impl(nullptr, ckpt_path); });
   return out;
 }
 
 std::vector<torch::Tensor> Trainer::predict(Module& module, std::shared_ptr<DataLoader> dataloader,
                                             std::optional<std::string> ckpt_path) {
   std::vector<torch::Tensor> out;
-  run_stage(Stage::Predict, module, nullptr, [&] { out = predict_impl(dataloader, ckpt_path); });
+  run_stage(TrainerFn::Predicting, module, nullptr, [&] { out = predict_impl(dataloader, ckpt_path); });
   return out;
 }
 

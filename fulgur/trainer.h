@@ -7,7 +7,6 @@
 // Guarantees: the loops talk only to the Strategy; every hook runs in Lightning's order
 // (callbacks before the Module); errors are fulgur exceptions, after which the callbacks'
 // on_exception ran and the loggers were finalized with status "failed".
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,8 +113,6 @@ class Trainer {
   std::string default_root_dir() const;
   // The first logger's log_dir, else default_root_dir.
   std::string log_dir() const;
-  // Seconds since fit started.
-  double elapsed_seconds() const;
 
   // ---- logged values (host copies, made at log time, never per step) ----
   const Metrics& callback_metrics() const;
@@ -143,13 +140,12 @@ class Trainer {
   void reload_dataloaders_if_due();
 
  private:
-  enum class Stage { Fit, Validate, Test, Predict };
   void setup_loggers();
-  void setup_callbacks(Module& module);
+  void setup_callbacks();
   // Everything fit/validate/test/predict share: attach, hooks around `body`, teardown,
   // on_exception and logger finalization on failure.
   template <typename Body>
-  void run_stage(Stage stage, Module& module, DataModule* datamodule, Body&& body);
+  void run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Body&& body);
   void configure_optimizers();
   void fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val);
   // Asks for (or takes the given) loaders and derives the batch counts from the limits.
@@ -190,7 +186,6 @@ class Trainer {
   int64_t num_val_batches_ = 0;
   int64_t num_test_batches_ = 0;
   int64_t num_predict_batches_ = 0;
-  std::chrono::steady_clock::time_point fit_start_;
 };
 
 }  // namespace fulgur

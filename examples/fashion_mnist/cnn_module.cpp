@@ -9,16 +9,6 @@ namespace fashion_mnist {
 namespace nn = torch::nn;
 namespace F = torch::nn::functional;
 
-namespace {
-
-fulgur::LogOptions on_progress_bar() {
-  fulgur::LogOptions options;
-  options.prog_bar = true;
-  return options;
-}
-
-}  // namespace
-
 CNNModule::CNNModule(CNNModuleConfig config) : fulgur::Module("CNNModule"), config_(config) {
   if (config_.lr <= 0) {
     throw fulgur::ConfigError(fmt::format("model.lr must be positive, got {}", config_.lr));
@@ -49,7 +39,7 @@ torch::Tensor CNNModule::forward(const torch::Tensor& images) {
 
 torch::Tensor CNNModule::training_step(fulgur::Batch& batch, int64_t /*batch_idx*/) {
   auto loss = torch::cross_entropy_loss(forward(batch.data), batch.target);
-  log("train_loss", loss, on_progress_bar());
+  log("train_loss", loss, {.prog_bar = true});
   return loss;
 }
 
@@ -58,7 +48,7 @@ void CNNModule::evaluate(const fulgur::Batch& batch, const std::string& stage) {
   const auto loss = torch::cross_entropy_loss(logits, batch.target);
   const auto accuracy = logits.argmax(1).eq(batch.target).to(torch::kFloat).mean();
   log(stage + "_loss", loss);
-  log(stage + "_acc", accuracy, on_progress_bar());
+  log(stage + "_acc", accuracy, {.prog_bar = true});
 }
 
 void CNNModule::validation_step(fulgur::Batch& batch, int64_t /*batch_idx*/) {
