@@ -8,8 +8,7 @@ namespace fulgur {
 
 torch::Tensor AutomaticOptimization::run(Batch& batch, int64_t batch_idx, bool accumulating) {
   Trainer& t = trainer_;
-  auto optimizers = t.optimizers();
-  Optimizer& optimizer = *optimizers.front();
+  Optimizer& optimizer = *t.optimizers().front();
   const int64_t accumulate = t.accumulate_grad_batches();
   const int64_t epoch = t.current_epoch();
   torch::Tensor loss;
