@@ -1,6 +1,7 @@
 #include "fulgur/trainer.h"
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include <ATen/Context.h>
@@ -23,7 +24,9 @@
 #include "fulgur/loops/hooks.h"
 #include "fulgur/loops/prediction_loop.h"
 #include "fulgur/optim/grad_clip.h"
+#include "fulgur/rng_states.h"
 #include "fulgur/seed.h"
+#include "fulgur/warnings.h"
 #include "fulgur/strategies/strategy.h"
 
 namespace fulgur {
@@ -335,21 +338,15 @@ void Trainer::run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Bo
 }
 
 void Trainer::fit(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path) {
-  if (ckpt_path) {
-    throw ConfigError("fit(ckpt_path=...): resuming training is not available yet; use "
-                      "ckpt_path with validate, test or predict");
-  }
-  run_stage(TrainerFn::Fitting, module, &datamodule, [&] { fit_impl(nullptr, nullptr); });
+  run_stage(TrainerFn::Fitting, module, &datamodule,
+            [&] { fit_impl(nullptr, nullptr, ckpt_path); });
 }
 
 void Trainer::fit(Module& module, std::shared_ptr<DataLoader> train_dataloader,
                   std::shared_ptr<DataLoader> val_dataloader,
                   std::optional<std::string> ckpt_path) {
-  if (ckpt_path) {
-    throw ConfigError("fit(ckpt_path=...): resuming training is not available yet; use "
-                      "ckpt_path with validate, test or predict");
-  }
-  run_stage(TrainerFn::Fitting, module, nullptr, [&] { fit_impl(train_dataloader, val_dataloader); });
+  run_stage(TrainerFn::Fitting, module, nullptr,
+            [&] { fit_impl(train_dataloader, val_dataloader, ckpt_path); });
 }
 
 void Trainer::connect_train_data() {
@@ -404,8 +401,12 @@ void Trainer::reload_dataloaders_if_due() {
   check_val_check_interval();
 }
 
-void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val) {
+void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val,
+                       const std::optional<std::string>& ckpt_path) {
   configure_optimizers();
+  if (ckpt_path) {
+    if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_training(*path);
+  }
   if (is_global_zero()) {
     for (const auto& logger : loggers_) logger->log_hyperparams(module_->hparams());
   }
@@ -414,9 +415,12 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
   given_train_loader_ = std::move(train);
   given_val_loader_ = std::move(val);
   // Sanity check: a few validation batches before training, so a broken validation_step
-  // fails in seconds rather than after an epoch.
+  // fails in seconds rather than after an epoch. Not when resuming (it ran the first time), and
+  // with the generators isolated, so training's random streams do not depend on it.
   bool val_connected = false;
-  if (options_.num_sanity_val_steps != 0 && !is_zero(data_connector_->effective_limit("val"))) {
+  if (options_.num_sanity_val_steps != 0 && !is_zero(data_connector_->effective_limit("val")) &&
+      !fit_loop_->restarting()) {
+    RngIsolation isolated_rng;
     stage_ = RunningStage::Sanity;
     hooks::callbacks(*this, "on_sanity_check_start",
                      [&](Callback& cb) { cb.on_sanity_check_start(*this, *module_); });
@@ -493,25 +497,69 @@ std::vector<torch::Tensor> Trainer::predict(Module& module, std::shared_ptr<Data
   return out;
 }
 
-std::string Trainer::resolve_ckpt_path(const std::string& ckpt_path) const {
-  if (ckpt_path != "best" && ckpt_path != "last") return ckpt_path;
-  const ModelCheckpoint* mc = checkpoint_callback();
-  const std::string path = mc == nullptr             ? std::string()
-                           : ckpt_path == "best"     ? mc->best_model_path()
-                           : mc->last_model_path().empty() ? mc->best_model_path()
-                                                           : mc->last_model_path();
-  if (path.empty()) {
-    throw ConfigError(fmt::format(
-        "ckpt_path=\"{}\" but no checkpoint was saved by a ModelCheckpoint in this process; run "
-        "fit first or pass the path of a .ckpt file",
-        ckpt_path));
+namespace {
+
+// The newest regular file in `dir` whose name passes `wanted`; "" when there is none.
+std::string newest_file(const fs::path& dir, const std::function<bool(const std::string&)>& wanted) {
+  std::string newest;
+  fs::file_time_type newest_time;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file(ec) || !name.ends_with(ModelCheckpoint::kExtension) || !wanted(name)) {
+      continue;
+    }
+    const auto time = entry.last_write_time(ec);
+    if (!ec && (newest.empty() || time > newest_time)) newest = entry.path().string(), newest_time = time;
   }
-  return path;
+  return newest;
+}
+
+}  // namespace
+
+std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_path) const {
+  const ModelCheckpoint* mc = checkpoint_callback();
+  const std::string hpc = newest_file(default_root_dir(), [](const std::string& name) {
+    return name.starts_with(kHpcCheckpointPrefix);
+  });
+  if (ckpt_path == "best") {
+    if (mc == nullptr || mc->best_model_path().empty()) {
+      throw ConfigError(
+          "ckpt_path=\"best\" but no checkpoint was saved by a ModelCheckpoint in this process; "
+          "run fit first or pass the path of a .ckpt file");
+    }
+    return mc->best_model_path();
+  }
+  if (ckpt_path == "hpc") {
+    if (hpc.empty()) {
+      throw ConfigError(fmt::format("ckpt_path=\"hpc\" but there is no {}N.ckpt in {}",
+                                    kHpcCheckpointPrefix, default_root_dir()));
+    }
+    return hpc;
+  }
+  if (ckpt_path != "last") return ckpt_path;
+  // Lightning: the newest file named like ModelCheckpoint's last checkpoint, or a checkpoint
+  // written on a signal.
+  std::string last = mc == nullptr ? std::string() : newest_file(mc->dirpath(), [](const std::string& name) {
+    return name.find(ModelCheckpoint::kLastName) != std::string::npos;
+  });
+  if (!hpc.empty() && (last.empty() || fs::last_write_time(hpc) > fs::last_write_time(last))) last = hpc;
+  if (last.empty()) {
+    if (is_global_zero()) {
+      warn(fmt::format("ckpt_path=\"last\" is set, but there is no last checkpoint available in {}. "
+                       "No checkpoint will be loaded. HINT: set ModelCheckpoint(save_last=true)",
+                       mc == nullptr ? default_root_dir() : mc->dirpath()));
+    }
+    return std::nullopt;
+  }
+  return last;
 }
 
 Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
                                const std::optional<std::string>& ckpt_path, bool verbose) {
-  if (ckpt_path) checkpoint_connector_->restore_model(resolve_ckpt_path(*ckpt_path));
+  if (ckpt_path) {
+    if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_model(*path);
+  }
   const std::string stage = testing ? "test" : "val";
   loader = data_connector_->request(stage, loader);
   if (!loader) {
@@ -534,7 +582,9 @@ Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
 
 std::vector<torch::Tensor> Trainer::predict_impl(std::shared_ptr<DataLoader> loader,
                                                  const std::optional<std::string>& ckpt_path) {
-  if (ckpt_path) checkpoint_connector_->restore_model(resolve_ckpt_path(*ckpt_path));
+  if (ckpt_path) {
+    if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_model(*path);
+  }
   loader = data_connector_->request("predict", loader);
   if (!loader) {
     throw MisconfigurationError(

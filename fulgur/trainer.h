@@ -47,18 +47,24 @@ enum class TrainerStatus { Initializing, Running, Finished, Interrupted };
 
 class Trainer {
  public:
+  // Checkpoints written on SIGTERM/SIGUSR1 are <default_root_dir>/hpc_ckpt_<N>.ckpt (Lightning's).
+  static constexpr const char* kHpcCheckpointPrefix = "hpc_ckpt_";
+
   explicit Trainer(TrainerOptions options = {});
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
   // ---- entry points (Lightning's signatures; loaders override the DataModule's) ----
-  // ckpt_path: resume from this checkpoint ("last" = the newest checkpoint of this run's dir).
+  // ckpt_path: resume from this checkpoint: a path, "last" (the newest last*.ckpt in the
+  // ModelCheckpoint's directory, or hpc_ckpt_*.ckpt in default_root_dir; none: a warning and a
+  // fresh start), "hpc" (the newest hpc_ckpt_*.ckpt) or "best" (of a fit in this process).
   void fit(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path = {});
   void fit(Module& module, std::shared_ptr<DataLoader> train_dataloader = nullptr,
            std::shared_ptr<DataLoader> val_dataloader = nullptr,
            std::optional<std::string> ckpt_path = {});
-  // ckpt_path: weights to evaluate ("best" / "last" after a fit in this process, or a file).
+  // ckpt_path: weights to evaluate: a path, "best" (of a fit in this process), "last" or "hpc"
+  // (found as for fit; "last" without a file warns and evaluates the current weights).
   Metrics validate(Module& module, DataModule& datamodule,
                    std::optional<std::string> ckpt_path = {}, bool verbose = true);
   Metrics validate(Module& module, std::shared_ptr<DataLoader> dataloader = nullptr,
@@ -147,7 +153,8 @@ class Trainer {
   template <typename Body>
   void run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Body&& body);
   void configure_optimizers();
-  void fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val);
+  void fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val,
+                const std::optional<std::string>& ckpt_path);
   // Asks for (or takes the given) loaders and derives the batch counts from the limits.
   void connect_train_data();
   void connect_val_data();
@@ -157,7 +164,8 @@ class Trainer {
                         const std::optional<std::string>& ckpt_path, bool verbose);
   std::vector<torch::Tensor> predict_impl(std::shared_ptr<DataLoader> loader,
                                           const std::optional<std::string>& ckpt_path);
-  std::string resolve_ckpt_path(const std::string& ckpt_path) const;
+  // The file ckpt_path names; nullopt for "last" when there is none (after a warning).
+  std::optional<std::string> resolve_ckpt_path(const std::string& ckpt_path) const;
   void print_results(const Metrics& metrics, bool testing) const;
 
   TrainerOptions options_;

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fulgur/errors.h"
 #include "fulgur/loggers/logger.h"
@@ -36,17 +37,55 @@ ModelCheckpoint::ModelCheckpoint(ModelCheckpointOptions options) : options_(std:
   if (options_.every_n_epochs && *options_.every_n_epochs < 0) {
     throw ConfigError("ModelCheckpoint(every_n_epochs) must be >= 0");
   }
-  const bool step_based = options_.every_n_train_steps.value_or(0) > 0;
-  every_n_epochs_ = options_.every_n_epochs.value_or(step_based ? 0 : 1);
+  if (options_.train_time_interval && options_.train_time_interval->count() <= 0) {
+    throw ConfigError("ModelCheckpoint(train_time_interval) must be a positive duration");
+  }
+  const bool other_trigger = options_.every_n_train_steps || options_.train_time_interval;
+  every_n_epochs_ = options_.every_n_epochs.value_or(other_trigger ? 0 : 1);
+  const int triggers = (options_.every_n_train_steps.value_or(0) > 0) + (every_n_epochs_ > 0) +
+                       options_.train_time_interval.has_value();
+  if (triggers > 1) {
+    throw ConfigError(fmt::format(
+        "ModelCheckpoint: the combination of every_n_train_steps={}, every_n_epochs={} and "
+        "train_time_interval={} should be mutually exclusive",
+        options_.every_n_train_steps.value_or(0), every_n_epochs_,
+        options_.train_time_interval
+            ? fmt::format("{}s", options_.train_time_interval->count())
+            : std::string("None")));
+  }
   if (options_.filename.empty()) options_.filename = "{epoch}-{step}";
 }
 
+namespace {
+
+// Python's repr of a datetime.timedelta, as Lightning's state key shows it.
+std::string timedelta_repr(std::chrono::duration<double> interval) {
+  const auto total_us = static_cast<int64_t>(std::llround(interval.count() * 1e6));
+  const int64_t days = total_us / 86'400'000'000LL;
+  const int64_t seconds = total_us / 1'000'000 % 86'400;
+  const int64_t micros = total_us % 1'000'000;
+  std::vector<std::string> parts;
+  if (days) parts.push_back(fmt::format("days={}", days));
+  if (seconds) parts.push_back(fmt::format("seconds={}", seconds));
+  if (micros) parts.push_back(fmt::format("microseconds={}", micros));
+  return fmt::format("datetime.timedelta({})", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
 std::string ModelCheckpoint::state_key() const {
   const auto monitor = options_.monitor.empty() ? "None" : "'" + options_.monitor + "'";
+  const auto interval = options_.train_time_interval
+                            ? timedelta_repr(*options_.train_time_interval)
+                            : std::string("None");
   return fmt::format(
       "ModelCheckpoint{{'monitor': {}, 'mode': '{}', 'every_n_train_steps': {}, "
-      "'every_n_epochs': {}, 'train_time_interval': None}}",
-      monitor, options_.mode, options_.every_n_train_steps.value_or(0), every_n_epochs_);
+      "'every_n_epochs': {}, 'train_time_interval': {}}}",
+      monitor, options_.mode, options_.every_n_train_steps.value_or(0), every_n_epochs_, interval);
+}
+
+void ModelCheckpoint::on_train_start(Trainer&, Module&) {
+  last_time_checked_ = std::chrono::steady_clock::now();
 }
 
 void ModelCheckpoint::setup(Trainer& trainer, Module&, const std::string&) {
@@ -111,9 +150,18 @@ bool ModelCheckpoint::epoch_due(Trainer& trainer) const {
 
 void ModelCheckpoint::on_train_batch_end(Trainer& trainer, Module&, const torch::Tensor&, Batch&,
                                          int64_t) {
+  if (should_skip(trainer)) return;
   const int64_t n = options_.every_n_train_steps.value_or(0);
-  if (n <= 0 || should_skip(trainer) || trainer.global_step() % n != 0) return;
-  save(trainer);
+  const bool step_due = n > 0 && trainer.global_step() % n == 0;
+  bool time_due = false;
+  if (options_.train_time_interval) {
+    const auto now = std::chrono::steady_clock::now();
+    time_due = now - last_time_checked_ >= *options_.train_time_interval;
+    // Ranks' clocks differ: rank 0 decides for all, so every rank takes part in the save.
+    time_due = trainer.strategy().broadcast_decision(time_due);
+    if (time_due) last_time_checked_ = now;
+  }
+  if (step_due || time_due) save(trainer);
 }
 
 void ModelCheckpoint::on_train_epoch_end(Trainer& trainer, Module&) {
@@ -130,9 +178,11 @@ void ModelCheckpoint::save(Trainer& trainer) {
   auto metrics = trainer.callback_metrics();
   metrics["epoch"] = static_cast<double>(trainer.current_epoch());
   metrics["step"] = static_cast<double>(trainer.global_step());
+  // Set before writing, so the checkpoint knows it was saved at this step and a resumed fit does
+  // not save the same step again (as "-v1").
+  last_global_step_saved_ = trainer.global_step();
   save_top_k(trainer, metrics);
   save_last(trainer, metrics);
-  last_global_step_saved_ = trainer.global_step();
   trainer.strategy().barrier("ModelCheckpoint.save");
 }
 
@@ -212,6 +262,7 @@ c10::IValue ModelCheckpoint::state_dict() {
   c10::Dict<std::string, double> best_k;
   for (const auto& [p, s] : best_k_models_) best_k.insert(p, s);
   d.insert("best_k_models", best_k);
+  d.insert("last_global_step_saved", last_global_step_saved_);
   return d;
 }
 
@@ -226,6 +277,9 @@ void ModelCheckpoint::load_state_dict(const c10::IValue& state) {
   best_model_path_ = str("best_model_path");
   kth_best_model_path_ = str("kth_best_model_path");
   last_model_path_ = str("last_model_path");
+  if (d.contains("last_global_step_saved") && d.at("last_global_step_saved").isInt()) {
+    last_global_step_saved_ = d.at("last_global_step_saved").toInt();
+  }
   if (d.contains("best_model_score") && d.at("best_model_score").isDouble()) {
     best_model_score_ = d.at("best_model_score").toDouble();
   }

@@ -4,7 +4,9 @@
 // `save_top_k` best by `mode` (NaN is always worst). `filename` is a template:
 // "{epoch}-{step}" renders "epoch=2-step=300", "{val_loss:.2f}" renders "val_loss=0.12".
 // Files are written through the Strategy (rank 0) and never half-written; names that collide
-// get "-v1", "-v2", ... Default directory: <log_dir>/checkpoints.
+// get "-v1", "-v2", ... Default directory: <log_dir>/checkpoints. The triggers every_n_train_steps,
+// every_n_epochs and train_time_interval are mutually exclusive, as in Lightning.
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,7 +25,9 @@ struct ModelCheckpointOptions {
   bool save_weights_only = false;
   bool auto_insert_metric_name = true;
   std::optional<int64_t> every_n_train_steps;
-  std::optional<int64_t> every_n_epochs;  // unset: 1 unless every_n_train_steps is set
+  std::optional<int64_t> every_n_epochs;  // unset: 1 unless another trigger is set
+  // Save at the first training batch end after this much time since the last save.
+  std::optional<std::chrono::duration<double>> train_time_interval;
   std::optional<bool> save_on_train_epoch_end;
   bool enable_version_counter = true;
 };
@@ -39,6 +43,7 @@ class ModelCheckpoint : public Callback {
   bool is_checkpointing() const override { return true; }
 
   void setup(Trainer& trainer, Module& module, const std::string& stage) override;
+  void on_train_start(Trainer& trainer, Module& module) override;
   void on_train_batch_end(Trainer& trainer, Module& module, const torch::Tensor&, Batch&,
                           int64_t batch_idx) override;
   void on_train_epoch_end(Trainer& trainer, Module& module) override;
@@ -76,6 +81,7 @@ class ModelCheckpoint : public Callback {
   std::string kth_best_model_path_;
   std::string last_model_path_;
   int64_t last_global_step_saved_ = -1;
+  std::chrono::steady_clock::time_point last_time_checked_;
 };
 
 }  // namespace fulgur

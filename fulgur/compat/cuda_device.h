@@ -4,6 +4,9 @@
 // and cuda_device_no_cuda.cpp (every other build), and nothing else needs an #ifdef.
 #include <map>
 #include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
 
 namespace fulgur::compat {
 
@@ -17,5 +20,10 @@ void cuda_empty_cache();
 // The caching allocator's memory counters for device `index`, in bytes, under the names
 // Python's torch.cuda.memory_stats() uses ("allocated_bytes.all.current", ...). Empty without CUDA.
 std::map<std::string, double> cuda_memory_stats(int index);
+// Each device's default generator state, as Python's torch.cuda.get_rng_state_all(); empty
+// without CUDA.
+std::vector<at::Tensor> cuda_rng_states();
+// Restores states from cuda_rng_states(); states for devices this machine lacks are ignored.
+void set_cuda_rng_states(const std::vector<at::Tensor>& states);
 
 }  // namespace fulgur::compat

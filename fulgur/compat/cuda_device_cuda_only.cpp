@@ -1,7 +1,10 @@
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 
 #include "fulgur/compat/cuda_device.h"
+
+#include <mutex>
 
 namespace fulgur::compat {
 
@@ -25,6 +28,25 @@ std::map<std::string, double> cuda_memory_stats(int index) {
       {"num_alloc_retries", static_cast<double>(stats.num_alloc_retries)},
       {"num_ooms", static_cast<double>(stats.num_ooms)},
   };
+}
+
+std::vector<at::Tensor> cuda_rng_states() {
+  std::vector<at::Tensor> states;
+  for (c10::DeviceIndex i = 0; i < c10::cuda::device_count(); ++i) {
+    auto generator = at::cuda::detail::getDefaultCUDAGenerator(i);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    states.push_back(generator.get_state());
+  }
+  return states;
+}
+
+void set_cuda_rng_states(const std::vector<at::Tensor>& states) {
+  const auto count = static_cast<size_t>(c10::cuda::device_count());
+  for (size_t i = 0; i < states.size() && i < count; ++i) {
+    auto generator = at::cuda::detail::getDefaultCUDAGenerator(static_cast<c10::DeviceIndex>(i));
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(states[i]);
+  }
 }
 
 }  // namespace fulgur::compat

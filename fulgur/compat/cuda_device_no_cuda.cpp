@@ -18,4 +18,8 @@ std::map<std::string, double> cuda_memory_stats(int index) {
   return {};
 }
 
+std::vector<at::Tensor> cuda_rng_states() { return {}; }
+
+void set_cuda_rng_states(const std::vector<at::Tensor>& states) { (void)states; }
+
 }  // namespace fulgur::compat

@@ -6,10 +6,15 @@
 #include <fmt/ranges.h>
 
 #include "fulgur/callbacks/callback.h"
+#include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
 #include "fulgur/loops/fit_loop.h"
 #include "fulgur/loops/hooks.h"
 #include "fulgur/module.h"
+#include "fulgur/optim/optimizer.h"
+#include "fulgur/optim/optimizer_config.h"
+#include "fulgur/optim/optimizer_state.h"
+#include "fulgur/rng_states.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
 
@@ -19,6 +24,8 @@
 
 namespace fulgur {
 namespace {
+
+using Dict = c10::impl::GenericDict;
 
 c10::impl::GenericDict counter_dict(const ProgressCounter& c, bool with_started) {
   auto d = make_checkpoint_dict();
@@ -36,8 +43,96 @@ c10::impl::GenericDict progress_dict(const Progress& p, bool with_started = true
   return d;
 }
 
+// Every counter of total and current at `total` and `current`: the state of a loop between two
+// of its iterations, which is what a checkpoint records.
+Progress settled(int64_t total, int64_t current) {
+  Progress p;
+  p.total = {total, total, total, total};
+  p.current = {current, current, current, current};
+  return p;
+}
+
 c10::IValue hparam_value(const HParamValue& v) {
   return std::visit([](const auto& x) { return c10::IValue(x); }, v);
+}
+
+// Walks a checkpoint's nested dicts, raising CheckpointError that names the file and the key.
+struct Walker {
+  const std::string& source;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw CheckpointError(fmt::format("{} cannot resume training: \"{}\" {}", source, key, what));
+  }
+  const c10::IValue& at(const Dict& d, const std::string& key) const {
+    auto it = d.find(key);
+    if (it == d.end()) fail(key, "is missing");
+    return it->value();
+  }
+  Dict dict(const Dict& d, const std::string& key) const {
+    const auto& v = at(d, key);
+    if (!v.isGenericDict()) fail(key, fmt::format("is a {}, not a dict", v.tagKind()));
+    return v.toGenericDict();
+  }
+  c10::List<c10::IValue> list(const Dict& d, const std::string& key) const {
+    const auto& v = at(d, key);
+    if (!v.isList()) fail(key, fmt::format("is a {}, not a list", v.tagKind()));
+    return v.toList();
+  }
+  int64_t integer(const Dict& d, const std::string& key) const {
+    const auto& v = at(d, key);
+    if (!v.isInt() || v.toInt() < 0) fail(key, "is not a count");
+    return v.toInt();
+  }
+  ProgressCounter counter(const Dict& d, const std::string& key) const {
+    const Dict c = dict(d, key);
+    ProgressCounter out;
+    out.ready = integer(c, "ready");
+    out.completed = integer(c, "completed");
+    // Optimizer step counters have no started/processed (Lightning's _ReadyCompletedTracker).
+    out.started = c.contains("started") ? integer(c, "started") : out.completed;
+    out.processed = c.contains("processed") ? integer(c, "processed") : out.completed;
+    return out;
+  }
+  Progress progress(const Dict& d, const std::string& key) const {
+    const Dict p = dict(d, key);
+    return {counter(p, "total"), counter(p, "current")};
+  }
+};
+
+// The fit loop's counters and resume point, read from a checkpoint's `loops`.
+struct FitLoopState {
+  Progress epoch;
+  BatchProgress batch;
+  OptimizerProgress optim;
+  ResumePoint point;
+};
+
+FitLoopState parse_fit_loop(const CheckpointDict& checkpoint, const std::string& source) {
+  const Walker w{source};
+  const Dict fit = w.dict(w.dict(checkpoint, "loops"), "fit_loop");
+  FitLoopState s;
+  s.epoch = w.progress(fit, "epoch_progress");
+  static_cast<Progress&>(s.batch) = w.progress(fit, "epoch_loop.batch_progress");
+  const Dict optim = w.dict(w.dict(fit, "epoch_loop.automatic_optimization.optim_progress"),
+                            "optimizer");
+  s.optim.step = w.progress(optim, "step");
+  s.optim.zero_grad = w.progress(optim, "zero_grad");
+  const auto loaders = w.list(w.dict(fit, "state_dict"), "combined_loader");
+  if (loaders.size() != 1 || !loaders.get(0).isGenericDict()) {
+    w.fail("combined_loader", "must hold the state of one training loader");
+  }
+  const Dict loader = loaders.get(0).toGenericDict();
+  s.point.epoch = w.integer(loader, "epoch");
+  s.point.batch = w.integer(loader, "position");
+  s.point.batches_that_stepped =
+      w.integer(w.dict(fit, "epoch_loop.state_dict"), "_batches_that_stepped");
+  if (s.point.epoch != s.epoch.current.completed || s.point.batch != s.batch.current.processed) {
+    w.fail("loops", fmt::format("disagree: the loader is at epoch {} batch {}, the counters at "
+                                "epoch {} batch {}",
+                                s.point.epoch, s.point.batch, s.epoch.current.completed,
+                                s.batch.current.processed));
+  }
+  return s;
 }
 
 }  // namespace
@@ -59,19 +154,35 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   c.insert("fulgur_version", FULGUR_VERSION);
   c.insert("state_dict", module_state_dict(module));
 
+  // The loops as they stand between two iterations: at the resume point, where a fit restored
+  // from this checkpoint continues.
   auto& fit = t.fit_loop();
+  const auto& loop = fit.epoch_loop;
+  const ResumePoint& point = loop.resume_point;
   auto fit_state = make_checkpoint_dict();
+  auto loader_state = make_checkpoint_dict();
+  loader_state.insert("epoch", point.epoch);
+  loader_state.insert("position", point.batch);
+  auto data_state = make_checkpoint_dict();
+  c10::impl::GenericList loader_states(c10::AnyType::get());
+  loader_states.push_back(loader_state);
+  data_state.insert("combined_loader", loader_states);
+  fit_state.insert("state_dict", data_state);
+  fit_state.insert("epoch_progress", progress_dict(settled(point.epoch, point.epoch)));
   auto epoch_loop_state = make_checkpoint_dict();
-  epoch_loop_state.insert("_batches_that_stepped", fit.epoch_loop.batches_that_stepped);
-  fit_state.insert("epoch_progress", progress_dict(fit.epoch_progress));
+  epoch_loop_state.insert("_batches_that_stepped", point.batches_that_stepped);
   fit_state.insert("epoch_loop.state_dict", epoch_loop_state);
-  auto batch = progress_dict(fit.epoch_loop.batch_progress);
-  batch.insert("is_last_batch", fit.epoch_loop.batch_progress.is_last_batch);
+  auto batch = progress_dict(settled(loop.batch_progress.total.processed, point.batch));
+  batch.insert("is_last_batch", false);
   fit_state.insert("epoch_loop.batch_progress", batch);
-  auto optim = make_checkpoint_dict();
+  const auto& steps = loop.optim_progress.step;
+  const auto& zero_grads = loop.optim_progress.zero_grad;
   auto optimizer = make_checkpoint_dict();
-  optimizer.insert("step", progress_dict(fit.epoch_loop.optim_progress.step, false));
-  optimizer.insert("zero_grad", progress_dict(fit.epoch_loop.optim_progress.zero_grad));
+  optimizer.insert("step", progress_dict(settled(steps.total.completed, steps.current.completed),
+                                         /*with_started=*/false));
+  optimizer.insert("zero_grad", progress_dict(settled(zero_grads.total.completed,
+                                                      zero_grads.current.completed)));
+  auto optim = make_checkpoint_dict();
   optim.insert("optimizer", optimizer);
   fit_state.insert("epoch_loop.automatic_optimization.optim_progress", optim);
   auto loops = make_checkpoint_dict();
@@ -83,6 +194,19 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   c.insert("hyper_parameters", hparams);
 
   if (!weights_only) {
+    c10::impl::GenericList optimizer_states(c10::AnyType::get());
+    for (const auto& o : t.optimizers()) optimizer_states.push_back(optimizer_state_dict(o->optimizer()));
+    c.insert("optimizer_states", optimizer_states);
+    c10::impl::GenericList schedulers(c10::AnyType::get());
+    for (const auto& config : t.lr_scheduler_configs()) {
+      schedulers.push_back(config.scheduler->state_dict());
+    }
+    c.insert("lr_schedulers", schedulers);
+    c.insert("rng_states", collect_rng_states());
+    if (t.datamodule() != nullptr) {
+      auto state = t.datamodule()->state_dict();
+      if (!state.isNone()) c.insert(t.datamodule()->name(), state);
+    }
     auto callbacks = make_checkpoint_dict();
     for (const auto& cb : t.callbacks()) {
       auto state = cb->state_dict();
@@ -98,20 +222,16 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   return c;
 }
 
-void CheckpointConnector::load_module_state_dict(Module& module,
-                                                 const c10::impl::GenericDict& state, bool strict,
-                                                 const std::string& source) {
-  std::vector<std::pair<std::string, torch::Tensor>> targets;
-  for (const auto& p : module.named_parameters(true)) targets.emplace_back(p.key(), p.value());
-  for (const auto& b : module.named_buffers(true)) targets.emplace_back(b.key(), b.value());
-
+void CheckpointConnector::check_module_state_dict(const Module& module,
+                                                  const c10::impl::GenericDict& state,
+                                                  bool strict, const std::string& source) {
   std::vector<std::string> missing, mismatched, unexpected;
   std::set<std::string> known;
-  for (const auto& [name, target] : targets) {
+  auto check = [&](const std::string& name, const torch::Tensor& target) {
     known.insert(name);
     if (!state.contains(name)) {
       missing.push_back(name);
-      continue;
+      return;
     }
     const auto& v = state.at(name);
     if (!v.isTensor() || v.toTensor().sizes() != target.sizes()) {
@@ -120,9 +240,13 @@ void CheckpointConnector::load_module_state_dict(Module& module,
           v.isTensor() ? fmt::format("{}", fmt::join(v.toTensor().sizes(), "x")) : "not a tensor",
           fmt::format("{}", fmt::join(target.sizes(), "x"))));
     }
-  }
+  };
+  for (const auto& p : module.named_parameters(true)) check(p.key(), p.value());
+  for (const auto& b : module.named_buffers(true)) check(b.key(), b.value());
   for (const auto& entry : state) {
-    if (!known.count(entry.key().toStringRef())) unexpected.push_back(entry.key().toStringRef());
+    if (!entry.key().isString() || !known.count(entry.key().toStringRef())) {
+      unexpected.push_back(entry.key().isString() ? entry.key().toStringRef() : "<not a name>");
+    }
   }
   auto list = [](const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); };
   if (!mismatched.empty()) {
@@ -135,20 +259,112 @@ void CheckpointConnector::load_module_state_dict(Module& module,
     if (!unexpected.empty()) msg += fmt::format(" unexpected keys: {};", list(unexpected));
     throw CheckpointError(msg + " pass strict=false to load what matches");
   }
-  torch::NoGradGuard no_grad;
-  for (auto& [name, target] : targets) {
-    if (state.contains(name)) target.copy_(state.at(name).toTensor());
-  }
 }
 
-void CheckpointConnector::restore_model(const std::string& path, bool strict) {
+void CheckpointConnector::load_module_state_dict(Module& module,
+                                                 const c10::impl::GenericDict& state, bool strict,
+                                                 const std::string& source) {
+  check_module_state_dict(module, state, strict, source);
+  torch::NoGradGuard no_grad;
+  auto load = [&](const std::string& name, torch::Tensor target) {
+    if (state.contains(name)) target.copy_(state.at(name).toTensor());
+  };
+  for (const auto& p : module.named_parameters(true)) load(p.key(), p.value());
+  for (const auto& b : module.named_buffers(true)) load(b.key(), b.value());
+}
+
+CheckpointDict CheckpointConnector::load_model_checkpoint(const std::string& path) {
   Trainer& t = trainer_;
   auto checkpoint = t.strategy().load_checkpoint(path);
   if (!checkpoint.contains("state_dict") || !checkpoint.at("state_dict").isGenericDict()) {
     throw CheckpointError(path + " is not a model checkpoint: it has no \"state_dict\"");
   }
+  // Lightning: the Module may migrate an old checkpoint before its weights are read.
   hooks::module(t, "on_load_checkpoint", [&](Module& m) { m.on_load_checkpoint(checkpoint); });
-  load_module_state_dict(*t.module(), checkpoint.at("state_dict").toGenericDict(), strict, path);
+  return checkpoint;
+}
+
+void CheckpointConnector::restore_model(const std::string& path, bool strict) {
+  auto checkpoint = load_model_checkpoint(path);
+  load_module_state_dict(*trainer_.module(), checkpoint.at("state_dict").toGenericDict(), strict,
+                         path);
+}
+
+void CheckpointConnector::restore_training(const std::string& path) {
+  Trainer& t = trainer_;
+  Module& module = *t.module();
+  auto checkpoint = load_model_checkpoint(path);
+  const Walker w{path};
+  if (!checkpoint.contains("optimizer_states")) {
+    throw CheckpointError(fmt::format(
+        "{} holds the model only (saved with save_weights_only=true), so training cannot resume "
+        "from it; use it with validate/test/predict, or resume from a full checkpoint",
+        path));
+  }
+
+  // ---- check everything before changing anything ----
+  const auto weights = checkpoint.at("state_dict").toGenericDict();
+  check_module_state_dict(module, weights, /*strict=*/true, path);
+  const auto optimizer_states = w.list(checkpoint, "optimizer_states");
+  if (optimizer_states.size() != t.optimizers().size()) {
+    throw CheckpointError(fmt::format(
+        "{} was saved with {} optimizer(s) but configure_optimizers returned {}; resume with the "
+        "optimizers it was written with",
+        path, optimizer_states.size(), t.optimizers().size()));
+  }
+  for (size_t i = 0; i < optimizer_states.size(); ++i) {
+    check_optimizer_state_dict(t.optimizers()[i]->optimizer(), optimizer_states.get(i), path);
+  }
+  const auto scheduler_states = w.list(checkpoint, "lr_schedulers");
+  auto& schedulers = t.lr_scheduler_configs();
+  if (scheduler_states.size() != schedulers.size()) {
+    throw CheckpointError(fmt::format(
+        "{} was saved with {} LR scheduler(s) but configure_optimizers returned {}", path,
+        scheduler_states.size(), schedulers.size()));
+  }
+  for (size_t i = 0; i < schedulers.size(); ++i) {
+    const c10::IValue state = scheduler_states.get(i);
+    if (!state.isGenericDict()) w.fail("lr_schedulers", "holds a value that is not a dict");
+    schedulers[i].scheduler->check_state_dict(state.toGenericDict(), path);
+  }
+  const FitLoopState loops = parse_fit_loop(checkpoint, path);
+  std::optional<Dict> rng;
+  if (checkpoint.contains("rng_states")) {
+    rng = w.dict(checkpoint, "rng_states");
+    check_rng_states(*rng, path);
+  }
+
+  // ---- restore, in Lightning's order ----
+  load_module_state_dict(module, weights, /*strict=*/true, path);
+  if (DataModule* dm = t.datamodule(); dm != nullptr && checkpoint.contains(dm->name())) {
+    dm->load_state_dict(checkpoint.at(dm->name()));
+  }
+  hooks::callbacks(t, "on_load_checkpoint",
+                   [&](Callback& cb) { cb.on_load_checkpoint(t, module, checkpoint); });
+  const Dict callback_states =
+      checkpoint.contains("callbacks") ? w.dict(checkpoint, "callbacks") : make_checkpoint_dict();
+  for (const auto& cb : t.callbacks()) {
+    if (callback_states.contains(cb->state_key())) {
+      cb->load_state_dict(callback_states.at(cb->state_key()));
+    }
+  }
+  auto& precision = *t.strategy().precision();
+  if (checkpoint.contains(precision.state_key())) {
+    precision.load_state_dict(checkpoint.at(precision.state_key()));
+  }
+  auto& fit = t.fit_loop();
+  fit.epoch_progress = loops.epoch;
+  fit.epoch_loop.batch_progress = loops.batch;
+  fit.epoch_loop.optim_progress = loops.optim;
+  fit.epoch_loop.batches_that_stepped = loops.point.batches_that_stepped;
+  fit.epoch_loop.resume_point = loops.point;
+  fit.resume_at(loops.point, rng, path);
+  for (size_t i = 0; i < optimizer_states.size(); ++i) {
+    load_optimizer_state_dict(t.optimizers()[i]->optimizer(), optimizer_states.get(i), path);
+  }
+  for (size_t i = 0; i < schedulers.size(); ++i) {
+    schedulers[i].scheduler->load_state_dict(scheduler_states.get(i).toGenericDict(), path);
+  }
 }
 
 }  // namespace fulgur

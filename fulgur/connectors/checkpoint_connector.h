@@ -1,7 +1,9 @@
 #pragma once
 // CheckpointConnector: what goes into a checkpoint and how it comes back. `dump` gathers the
-// Trainer's state in Lightning's layout; `restore_model` puts a checkpoint's weights (and the
-// Module's on_load_checkpoint) back, checking every name and shape before touching the model.
+// Trainer's state in Lightning's layout; `restore_model` puts a checkpoint's weights back for
+// validate/test/predict; `restore_training` puts everything back so that fit continues exactly
+// where the checkpoint was written. Every restore checks the whole checkpoint against the model,
+// optimizers and schedulers before it changes any of them.
 #include <string>
 
 #include "fulgur/io/checkpoint_io.h"
@@ -21,13 +23,22 @@ class CheckpointConnector {
   // Loads `path` through the Strategy and restores the Module's weights from it.
   // Raises CheckpointError (missing, corrupt, foreign, mismatched), before changing anything.
   void restore_model(const std::string& path, bool strict = true);
+  // For fit(ckpt_path): after configure_optimizers, restores in Lightning's order the model,
+  // the DataModule, the callbacks, the precision plugin, the loops (counters, the data loader's
+  // position, the generators' states), the optimizers and the LR schedulers.
+  void restore_training(const std::string& path);
 
   // Module weights as the checkpoint's `state_dict`: named_parameters then named_buffers.
   static c10::impl::GenericDict module_state_dict(const Module& module);
+  // Raises CheckpointError naming `source` listing missing/unexpected keys (when strict) and
+  // shape mismatches; changes nothing.
+  static void check_module_state_dict(const Module& module, const c10::impl::GenericDict& state,
+                                      bool strict, const std::string& source);
   static void load_module_state_dict(Module& module, const c10::impl::GenericDict& state,
                                      bool strict, const std::string& source);
 
  private:
+  CheckpointDict load_model_checkpoint(const std::string& path);
   Trainer& trainer_;
 };
 

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include <ATen/core/ivalue.h>
+
 #include "fulgur/data/data_loader.h"
 
 namespace fulgur {
@@ -22,6 +24,9 @@ class DataModule {
   virtual std::shared_ptr<DataLoader> predict_dataloader() { return nullptr; }
   // Name under which this module's state is stored in checkpoints.
   virtual std::string name() const { return "DataModule"; }
+  // State stored in checkpoints under name(); None (the default) stores nothing.
+  virtual c10::IValue state_dict() { return c10::IValue(); }
+  virtual void load_state_dict(const c10::IValue& state) { (void)state; }
 };
 
 }  // namespace fulgur

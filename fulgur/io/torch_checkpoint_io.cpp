@@ -1,6 +1,7 @@
 #include "fulgur/io/torch_checkpoint_io.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <fmt/format.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 #include "fulgur/errors.h"
 
@@ -60,6 +62,22 @@ void sync_directory(const fs::path& dir) {
 
 }  // namespace
 
+int TorchCheckpointIO::remove_stale_temporaries(const std::string& dir) {
+  static const std::regex temporary(R"(.+\.tmp-([0-9]+))");
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (!std::regex_match(name, m, temporary)) continue;
+    const pid_t pid = static_cast<pid_t>(std::stoll(m[1]));
+    // A live process (or one that reused the pid) may still be writing it.
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    if (fs::remove(entry.path(), ec)) ++removed;
+  }
+  return removed;
+}
+
 void TorchCheckpointIO::save_checkpoint(const CheckpointDict& checkpoint, const std::string& path) {
   std::vector<char> bytes;
   try {
@@ -83,6 +101,10 @@ void TorchCheckpointIO::save_checkpoint(const CheckpointDict& checkpoint, const 
     }
   }
 
+  {
+    std::lock_guard<std::mutex> lock(cleaned_mutex_);
+    if (cleaned_dirs_.insert(dir.string()).second) remove_stale_temporaries(dir.string());
+  }
   // Readers see the old file or the whole new one, never a partial write.
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   if (int err = write_synced(tmp, bytes); err != 0) {

@@ -2,7 +2,11 @@
 
 #include "fulgur/connectors/logger_connector.h"
 #include "fulgur/data/data_loader.h"
+#include "fulgur/errors.h"
 #include "fulgur/loops/hooks.h"
+#include "fulgur/rng_states.h"
+
+#include <fmt/format.h>
 
 namespace fulgur {
 
@@ -34,17 +38,46 @@ void FitLoop::run() {
   }
 }
 
+void FitLoop::resume_at(const ResumePoint& point,
+                        std::optional<c10::impl::GenericDict> rng_states, std::string source) {
+  resume_ = PendingResume{point, std::move(rng_states), std::move(source)};
+}
+
+void FitLoop::apply_resume() {
+  if (!resume_) return;
+  const auto resume = std::move(*resume_);
+  resume_.reset();
+  const int64_t batches = trainer_.num_training_batches();
+  if (resume.point.batch > batches) {
+    throw CheckpointError(fmt::format(
+        "{} was saved after batch {} of epoch {}, but an epoch now has {} training batches; "
+        "resume with the data (batch size, limits) the checkpoint was written with",
+        resume.source, resume.point.batch, resume.point.epoch, batches));
+  }
+  if (resume.point.batch > 0) {
+    loader_->load_state({.epoch = resume.point.epoch, .position = resume.point.batch});
+    epoch_loop.resume_point.batch = resume.point.batch;
+    epoch_loop.continue_epoch_on_next_run();
+  }
+  if (resume.rng_states) restore_rng_states(*resume.rng_states, resume.source);
+}
+
 void FitLoop::run_epoch() {
   Trainer& t = trainer_;
   auto& results = t.logger_connector();
   epoch_progress.increment_ready();
   t.reload_dataloaders_if_due();
   loader_->set_epoch(t.current_epoch());
+  epoch_loop.resume_point = {t.current_epoch(), 0, epoch_loop.batches_that_stepped};
+  apply_resume();
   results.on_train_epoch_start();
   FULGUR_CALL_HOOK(t, on_train_epoch_start);
   epoch_progress.increment_started();
 
   epoch_loop.run(*loader_);
+  if (epoch_loop.batch_progress.current.processed >= t.num_training_batches()) {
+    epoch_loop.resume_point = {t.current_epoch() + 1, 0, epoch_loop.batches_that_stepped};
+  }
 
   epoch_progress.increment_processed();
   // Callbacks that monitor metrics (checkpointing, early stopping) see what the Module's

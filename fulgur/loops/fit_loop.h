@@ -2,6 +2,10 @@
 // FitLoop: epochs until max_epochs / max_steps / should_stop (respecting min_epochs and
 // min_steps), with the sanity check first and Lightning's epoch-end hook order.
 #include <memory>
+#include <optional>
+#include <string>
+
+#include <ATen/core/Dict.h>
 
 #include "fulgur/loops/evaluation_loop.h"
 #include "fulgur/loops/progress.h"
@@ -23,6 +27,12 @@ class FitLoop {
   // min_epochs and min_steps are met, so should_stop may end training.
   bool can_stop_early() const;
   int64_t current_epoch() const { return epoch_progress.current.completed; }
+  // After a checkpoint restored the counters: the next epoch starts at `point` (loader position,
+  // batch counters), and the generators get `rng_states` (when given) just before it.
+  void resume_at(const ResumePoint& point, std::optional<c10::impl::GenericDict> rng_states,
+                 std::string source);
+  // A checkpoint was restored and training has not gone past it yet (no sanity check then).
+  bool restarting() const { return resume_.has_value(); }
 
   Progress epoch_progress;
   TrainingEpochLoop epoch_loop;
@@ -31,6 +41,14 @@ class FitLoop {
   void run_epoch();
   Trainer& trainer_;
   std::shared_ptr<DataLoader> loader_;
+  struct PendingResume {
+    ResumePoint point;
+    std::optional<c10::impl::GenericDict> rng_states;
+    std::string source;
+  };
+  std::optional<PendingResume> resume_;
+  // Positions the loader and the counters at resume_ (once).
+  void apply_resume();
 };
 
 }  // namespace fulgur

@@ -34,4 +34,14 @@ struct OptimizerProgress {
   Progress zero_grad;  // ready / started / completed
 };
 
+// Where a fit resumed from a checkpoint written now would continue: the epoch, the batches of it
+// already trained on, and the logging step after them. A batch counts once its optimizer step
+// is done, so a checkpoint written from its end hooks or from the validation after it resumes
+// at the next batch; an epoch whose batches are all done resumes at the next epoch.
+struct ResumePoint {
+  int64_t epoch = 0;
+  int64_t batch = 0;
+  int64_t batches_that_stepped = 0;
+};
+
 }  // namespace fulgur

@@ -73,7 +73,8 @@ void TrainingEpochLoop::run(DataLoader& loader) {
   Strategy& strategy = t.strategy();
   auto& results = t.logger_connector();
   AutomaticOptimization automatic(t);
-  batch_progress.reset_current();
+  if (!continue_epoch_) batch_progress.reset_current();
+  continue_epoch_ = false;
   batch_progress.is_last_batch = false;
 
   if (done()) return;
@@ -104,6 +105,8 @@ void TrainingEpochLoop::run(DataLoader& loader) {
       if (loss.defined()) loss = loss.detach();
     }
     batch_progress.increment_processed();
+    resume_point = {t.current_epoch(), batch_progress.current.processed,
+                    batches_that_stepped + (should_accumulate() ? 0 : 1)};
 
     update_lr_schedulers("step", /*plateau=*/false);
     if (batch_progress.is_last_batch) update_lr_schedulers("epoch", /*plateau=*/false);

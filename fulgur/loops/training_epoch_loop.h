@@ -23,6 +23,10 @@ class TrainingEpochLoop {
   // max_steps reached.
   bool max_steps_reached() const;
 
+  // The next run() continues the epoch after the batch_progress.current.processed batches a
+  // checkpoint recorded, instead of starting it afresh.
+  void continue_epoch_on_next_run() { continue_epoch_ = true; }
+
   BatchProgress batch_progress;
   OptimizerProgress optim_progress;
   // Batches that ended an accumulation window: the `step` loggers see.
@@ -31,6 +35,8 @@ class TrainingEpochLoop {
   int64_t val_check_batch = 0;
   // Number of validation batches per validation run; 0 disables validation.
   int64_t num_val_batches = 0;
+  // Kept current by the loops; checkpoints record it.
+  ResumePoint resume_point;
 
  private:
   bool done() const;
@@ -39,6 +45,7 @@ class TrainingEpochLoop {
 
   Trainer& trainer_;
   EvaluationLoop& val_loop_;
+  bool continue_epoch_ = false;
 };
 
 }  // namespace fulgur

@@ -7,6 +7,10 @@
 // `get_last_lr()` holds the rates the param groups had (the base rates), and each `step()`
 // increments `last_epoch()` before computing the new rates. The scheduler keeps a reference to
 // the optimizer, which must outlive it.
+//
+// state_dict() uses torch.optim.lr_scheduler's names (base_lrs, last_epoch, _step_count,
+// _last_lr and the scheduler's own settings), so checkpoints read like Lightning's.
+#include <ATen/core/Dict.h>
 #include <torch/optim/optimizer.h>
 
 #include <cstdint>
@@ -29,7 +33,19 @@ class LRScheduler {
   const std::vector<double>& get_last_lr() const { return last_lrs_; }
   int64_t last_epoch() const { return last_epoch_; }
 
+  c10::impl::GenericDict state_dict() const;
+  // Raises CheckpointError naming `source` when `state` is not this scheduler's (checked before
+  // anything changes). The optimizer's rates are not touched: they come with its own state.
+  void load_state_dict(const c10::impl::GenericDict& state, const std::string& source);
+  // The checks of load_state_dict alone.
+  void check_state_dict(const c10::impl::GenericDict& state, const std::string& source) const;
+
  protected:
+  // The scheduler's own settings, under PyTorch's attribute names (StepLR: step_size, gamma).
+  virtual void save_settings(c10::impl::GenericDict& state) const { (void)state; }
+  // `state` was checked to hold every key save_settings writes, with numbers as values.
+  virtual void load_settings(const c10::impl::GenericDict& state) { (void)state; }
+
   // Rates for every param group at period `last_epoch()` (already advanced).
   virtual std::vector<double> compute_lrs(std::optional<double> metric) = 0;
   // The rates the param groups hold right now (PyTorch's chainable form builds on them).
@@ -39,6 +55,17 @@ class LRScheduler {
   std::vector<double> base_lrs_;
   std::vector<double> last_lrs_;
   int64_t last_epoch_ = 0;
+  // step() calls, counting construction as the first (PyTorch's _step_count).
+  int64_t step_count_ = 1;
+
+ private:
+  struct SavedState {
+    int64_t last_epoch = 0;
+    int64_t step_count = 0;
+    std::vector<double> base_lrs;
+    std::vector<double> last_lrs;
+  };
+  SavedState parse_state(const c10::impl::GenericDict& state, const std::string& source) const;
 };
 
 }  // namespace fulgur

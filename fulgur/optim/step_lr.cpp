@@ -27,4 +27,19 @@ std::vector<double> StepLR::compute_lrs(std::optional<double> /*metric*/) {
   return lrs;
 }
 
+void StepLR::save_settings(c10::impl::GenericDict& state) const {
+  state.insert("step_size", step_size_);
+  state.insert("gamma", gamma_);
+}
+
+void StepLR::load_settings(const c10::impl::GenericDict& state) {
+  // Both are numbers (checked by LRScheduler::load_state_dict).
+  const auto number = [&](const char* key) {
+    const auto& v = state.at(key);
+    return v.isDouble() ? v.toDouble() : static_cast<double>(v.toInt());
+  };
+  step_size_ = static_cast<int64_t>(number("step_size"));
+  gamma_ = number("gamma");
+}
+
 }  // namespace fulgur

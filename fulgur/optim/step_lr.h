@@ -19,6 +19,8 @@ class StepLR : public LRScheduler {
 
  protected:
   std::vector<double> compute_lrs(std::optional<double> metric) override;
+  void save_settings(c10::impl::GenericDict& state) const override;
+  void load_settings(const c10::impl::GenericDict& state) override;
 
  private:
   int64_t step_size_;

@@ -118,6 +118,10 @@ std::string Strategy::broadcast(const std::string& text, int src) {
   return text;
 }
 
+bool Strategy::broadcast_decision(bool decision, int src) {
+  return broadcast(std::string(decision ? "1" : "0"), src) == "1";
+}
+
 void Strategy::barrier(const std::string& name) { (void)name; }
 
 bool Strategy::reduce_boolean_decision(bool decision, bool all) {

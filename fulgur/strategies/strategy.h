@@ -80,6 +80,9 @@ class Strategy {
   virtual std::vector<torch::Tensor> all_gather(const torch::Tensor& tensor);
   virtual torch::Tensor broadcast(const torch::Tensor& tensor, int src = 0);
   virtual std::string broadcast(const std::string& text, int src = 0);
+  // Rank `src`'s decision, on every rank (a name of its own: a bool overload would catch
+  // string literals).
+  bool broadcast_decision(bool decision, int src = 0);
   virtual void barrier(const std::string& name = "");
   // all=true: true only if every rank says true; all=false: true if any rank does.
   virtual bool reduce_boolean_decision(bool decision, bool all = true);
