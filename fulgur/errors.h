@@ -41,4 +41,17 @@ class MisconfigurationError : public Error {
   using Error::Error;
 };
 
+// Training stopped gracefully on a signal (SIGTERM, SIGUSR1) after saving a checkpoint.
+class Interrupted : public Error {
+ public:
+  Interrupted(const std::string& message, int signal, std::string checkpoint_path)
+      : Error(message), signal_(signal), checkpoint_path_(std::move(checkpoint_path)) {}
+  int signal() const { return signal_; }
+  const std::string& checkpoint_path() const { return checkpoint_path_; }
+
+ private:
+  int signal_;
+  std::string checkpoint_path_;
+};
+
 }  // namespace fulgur

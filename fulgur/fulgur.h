@@ -15,6 +15,7 @@
 #include "fulgur/data/tensor_dataset.h"
 #include "fulgur/data/torch_dataset_adapter.h"
 #include "fulgur/errors.h"
+#include "fulgur/io/async_checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/loggers/csv_logger.h"
 #include "fulgur/module.h"

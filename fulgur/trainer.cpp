@@ -15,6 +15,7 @@
 #include "fulgur/connectors/checkpoint_connector.h"
 #include "fulgur/connectors/data_connector.h"
 #include "fulgur/connectors/logger_connector.h"
+#include "fulgur/connectors/signal_connector.h"
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
@@ -136,6 +137,7 @@ Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
   logger_connector_ = std::make_unique<LoggerConnector>(*this);
   data_connector_ = std::make_unique<DataConnector>(*this);
   checkpoint_connector_ = std::make_unique<CheckpointConnector>(*this);
+  signal_connector_ = std::make_unique<SignalConnector>();
   validate_loop_ = std::make_unique<EvaluationLoop>(*this, /*testing=*/false);
   test_loop_ = std::make_unique<EvaluationLoop>(*this, /*testing=*/true);
   fit_loop_ = std::make_unique<FitLoop>(*this, *validate_loop_);
@@ -403,6 +405,11 @@ void Trainer::reload_dataloaders_if_due() {
 
 void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLoader> val,
                        const std::optional<std::string>& ckpt_path) {
+  signal_connector_->register_handlers();
+  struct RestoreHandlers {
+    SignalConnector& signals;
+    ~RestoreHandlers() { signals.restore_handlers(); }
+  } restore_handlers{*signal_connector_};
   configure_optimizers();
   if (ckpt_path) {
     if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_training(*path);
@@ -610,6 +617,20 @@ void Trainer::print_results(const Metrics& metrics, bool testing) const {
   for (const auto& [k, v] : metrics) out += fmt::format("  {:<{}}    {:.6g}\n", k, width, v);
   out += rule + "\n";
   std::cout << out << std::flush;
+}
+
+void Trainer::stop_on_signal(int signal) {
+  const std::string name = SignalConnector::signal_name(signal);
+  const std::string path =
+      strategy_->broadcast(SignalConnector::hpc_save_path(default_root_dir()));
+  save_checkpoint(path);
+  // An asynchronous writer must be done before the process is told it may exit.
+  strategy_->checkpoint_io()->teardown();
+  strategy_->barrier("stop_on_signal");
+  throw Interrupted(fmt::format("received {}: stopped after step {} and saved {}; resume with "
+                                "ckpt_path=\"last\" (or the file)",
+                                name, global_step(), path),
+                    signal, path);
 }
 
 void Trainer::save_checkpoint(const std::string& path, bool weights_only) {

@@ -32,6 +32,7 @@ class Logger;
 class LoggerConnector;
 class LRScheduler;
 class ModelCheckpoint;
+class SignalConnector;
 class Module;
 class Optimizer;
 class Precision;
@@ -130,6 +131,10 @@ class Trainer {
 
   // ---- for the loops and the Module (Lightning's trainer internals) ----
   LoggerConnector& logger_connector() { return *logger_connector_; }
+  const SignalConnector& signal_connector() const { return *signal_connector_; }
+  // After a batch, when `signal` arrived: saves <default_root_dir>/hpc_ckpt_<N>.ckpt and raises
+  // Interrupted.
+  [[noreturn]] void stop_on_signal(int signal);
   FitLoop& fit_loop() { return *fit_loop_; }
   EvaluationLoop& validate_loop() { return *validate_loop_; }
   EvaluationLoop& test_loop() { return *test_loop_; }
@@ -175,6 +180,7 @@ class Trainer {
   std::unique_ptr<LoggerConnector> logger_connector_;
   std::unique_ptr<DataConnector> data_connector_;
   std::unique_ptr<CheckpointConnector> checkpoint_connector_;
+  std::unique_ptr<SignalConnector> signal_connector_;
   std::unique_ptr<EvaluationLoop> validate_loop_;
   std::unique_ptr<EvaluationLoop> test_loop_;
   std::unique_ptr<FitLoop> fit_loop_;

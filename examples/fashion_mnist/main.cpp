@@ -2,10 +2,15 @@
 //
 //   fashion-mnist {fit,validate,test,predict} [--config FILE.yaml] [--trainer.KEY=VALUE ...]
 //                 [--model.KEY=VALUE ...] [--data.KEY=VALUE ...] [--seed_everything=N]
-//                 [--ckpt_path=PATH] [--print_config] [--help]
+//                 [--checkpoint.KEY=VALUE ...] [--ckpt_path=PATH] [--print_config] [--help]
+//
+// --checkpoint.* configure the ModelCheckpoint (every_n_train_steps, save_last, dirpath); with
+// none given the Trainer's default one (best of each epoch) is used.
 //
 // Every failure ends in one line on stderr, `fashion-mnist: error: <message>`, and exit code 2
 // for a usage mistake (bad flag, value or combination) or 1 for anything that failed at run time.
+// SIGTERM or SIGUSR1 during fit stop it after the current batch with a checkpoint
+// (hpc_ckpt_<N>.ckpt in the root directory), a line on stderr and exit code 128 + the signal.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -16,6 +21,7 @@
 
 #include "cnn_module.h"
 #include "fashion_mnist_data_module.h"
+#include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/cli/lightning_cli.h"
 #include "fulgur/cli/subcommand_runner.h"
 #include "fulgur/errors.h"
@@ -76,6 +82,14 @@ int run(int argc, char** argv) {
                    "threads that assemble batches ahead of training (0 = none)");
   cli.add_argument("data.val_size", data_config.val_size,
                    "training images held out for validation");
+  fulgur::ModelCheckpointOptions checkpoint;
+  int64_t every_n_train_steps = 0;
+  cli.add_argument("checkpoint.dirpath", checkpoint.dirpath,
+                   "where checkpoints go (empty = <log_dir>/checkpoints)");
+  cli.add_argument("checkpoint.every_n_train_steps", every_n_train_steps,
+                   "save every N optimizer steps (0 = once per epoch)");
+  cli.add_argument("checkpoint.save_last", checkpoint.save_last,
+                   "also keep last.ckpt, the newest state (what --ckpt_path=last resumes)");
 
   switch (cli.parse(argc, argv)) {
     case fulgur::CLIAction::PrintHelp:
@@ -89,7 +103,14 @@ int run(int argc, char** argv) {
   }
 
   data_config.seed = cli.seed_everything().value_or(std::random_device{}());
-  fulgur::Trainer trainer(cli.trainer_options());
+  auto trainer_options = cli.trainer_options();
+  if (every_n_train_steps > 0) checkpoint.every_n_train_steps = every_n_train_steps;
+  const bool custom_checkpoint =
+      !checkpoint.dirpath.empty() || checkpoint.save_last || every_n_train_steps > 0;
+  if (custom_checkpoint && trainer_options.enable_checkpointing) {
+    trainer_options.callbacks.push_back(std::make_shared<fulgur::ModelCheckpoint>(checkpoint));
+  }
+  fulgur::Trainer trainer(trainer_options);
   auto model = std::make_shared<fashion_mnist::CNNModule>(model_config);
   fashion_mnist::FashionMNISTDataModule data(data_config);
 
@@ -122,6 +143,10 @@ int fail(const std::string& message, int code) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
+  } catch (const fulgur::Interrupted& e) {
+    std::cout.flush();
+    std::cerr << kProgram << ": " << e.what() << std::endl;
+    return 128 + e.signal();
   } catch (const fulgur::ConfigError& e) {
     return fail(e.what(), kUsageError);
   } catch (const fulgur::Error& e) {

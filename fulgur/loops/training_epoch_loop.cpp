@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "fulgur/connectors/signal_connector.h"
 #include "fulgur/data/data_loader.h"
 #include "fulgur/errors.h"
 #include "fulgur/loops/automatic_optimization.h"
@@ -123,6 +124,7 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     }
     update_lr_schedulers("step", /*plateau=*/true);
     if (!should_accumulate()) ++batches_that_stepped;
+    if (const int signal = t.signal_connector().received()) t.stop_on_signal(signal);
     // Stop before fetching a batch that will not run (the loader's position stays exact).
     if (done()) break;
     ++it;

@@ -312,7 +312,7 @@ std::vector<ParsedGroup> parse(const torch::optim::Optimizer& optimizer, const c
   const auto groups = groups_value.toList();
   const auto& own_groups = optimizer.param_groups();
   if (groups.size() != own_groups.size()) {
-    r.fail(fmt::format("it has {} param groups, the optimizer has {}", groups.size(),
+    r.fail(fmt::format("it has {} param group(s), the optimizer has {}", groups.size(),
                        own_groups.size()));
   }
   std::vector<ParsedGroup> parsed(groups.size());
@@ -326,7 +326,7 @@ std::vector<ParsedGroup> parse(const torch::optim::Optimizer& optimizer, const c
     const auto ids = params.toList();
     const auto& own_params = own_groups[g].params();
     if (ids.size() != own_params.size()) {
-      gr.fail(fmt::format("it has {} parameters, the optimizer's group has {}", ids.size(),
+      gr.fail(fmt::format("it has {} parameter(s), the optimizer's group has {}", ids.size(),
                           own_params.size()));
     }
     for (size_t i = 0; i < ids.size(); ++i) {

@@ -202,5 +202,49 @@ TEST(StepLRTest, StepSizeBelowOneIsAConfigError) {
   }
 }
 
+TEST(StepLRTest, StateDictHasPyTorchsKeysAndRestoresTheSchedule) {
+  auto sgd = make_sgd({0.1});
+  StepLR scheduler(*sgd, 2, 0.5);
+  for (int i = 0; i < 5; ++i) scheduler.step();
+  const auto state = scheduler.state_dict();
+  std::vector<std::string> keys;
+  for (const auto& entry : state) keys.push_back(entry.key().toStringRef());
+  EXPECT_EQ(keys, (std::vector<std::string>{"step_size", "gamma", "base_lrs", "last_epoch",
+                                            "verbose", "_step_count",
+                                            "_get_lr_called_within_step", "_last_lr"}));
+  EXPECT_EQ(state.at("last_epoch").toInt(), 5);
+  EXPECT_EQ(state.at("_step_count").toInt(), 6);
+
+  // A scheduler with other settings takes over the schedule (the rates come with the optimizer).
+  auto other = make_sgd({0.1 * 0.25});
+  StepLR resumed(*other, 7, 0.9);
+  resumed.load_state_dict(state, "test.ckpt");
+  EXPECT_EQ(resumed.last_epoch(), 5);
+  EXPECT_EQ(resumed.get_last_lr(), scheduler.get_last_lr());
+  for (int i = 0; i < 3; ++i) scheduler.step(), resumed.step();
+  EXPECT_EQ(resumed.get_last_lr(), scheduler.get_last_lr());
+  EXPECT_EQ(group_lrs(*other), group_lrs(*sgd));
+}
+
+TEST(StepLRTest, ForeignStateIsACheckpointErrorAndChangesNothing) {
+  auto sgd = make_sgd({0.1});
+  StepLR scheduler(*sgd, 2, 0.5);
+  auto state = scheduler.state_dict();
+  (void)state.erase("step_size");
+  StepLR target(*sgd, 3, 0.5);
+  try {
+    target.load_state_dict(state, "x.ckpt");
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    EXPECT_STREQ(e.what(),
+                 "x.ckpt: the state of scheduler StepLR has no \"step_size\"; was it saved from "
+                 "another scheduler?");
+  }
+  auto two_groups = scheduler.state_dict();
+  two_groups.insert_or_assign("base_lrs", c10::List<double>({0.1, 0.2}));
+  EXPECT_THROW(target.check_state_dict(two_groups, "x.ckpt"), CheckpointError);
+  EXPECT_EQ(target.last_epoch(), 0);
+}
+
 }  // namespace
 }  // namespace fulgur

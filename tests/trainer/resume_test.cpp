@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/tensor_dataset.h"
 #include "fulgur/errors.h"
+#include "fulgur/io/async_checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/module.h"
 #include "fulgur/optim/step_lr.h"
@@ -36,11 +38,14 @@ class NoisyRegression : public Module {
   }
   std::vector<float> losses;
   int sanity_steps = 0;
+  // Raises SIGTERM in this training step (0-based), as a job scheduler would send it.
+  int64_t sigterm_at_step = -1;
 
   torch::Tensor forward(const torch::Tensor& x) {
     return out_->forward(dropout_->forward(torch::relu(hidden_->forward(x))));
   }
   torch::Tensor training_step(Batch& batch, int64_t) override {
+    if (static_cast<int64_t>(losses.size()) == sigterm_at_step) std::raise(SIGTERM);
     auto loss = torch::mse_loss(forward(batch.data), batch.target);
     losses.push_back(loss.item<float>());
     log("train_loss", loss);
@@ -172,6 +177,19 @@ TEST_F(ResumeTest, ResumeWithAccumulationAndSgdMomentumIsExact) {
   expect_same_fit(*straight, *first, *resumed);
 }
 
+TEST_F(ResumeTest, AsyncCheckpointsResumeTheSame) {
+  auto straight = fit({.max_steps = 25, .enable_checkpointing = false}, 1);
+  auto first = fit({.plugins = {std::make_shared<AsyncCheckpointIO>()},
+                    .callbacks = {every(13)},
+                    .max_steps = 13},
+                   1);
+  // fit's teardown waited for the background writer.
+  ASSERT_TRUE(fs::exists(file("epoch=1-step=13.ckpt")));
+  auto resumed = fit({.plugins = {std::make_shared<AsyncCheckpointIO>()}, .max_steps = 25}, 99,
+                     file("epoch=1-step=13.ckpt"));
+  expect_same_fit(*straight, *first, *resumed);
+}
+
 TEST_F(ResumeTest, LastFindsTheLastCheckpointAndWithoutOneStartsFresh) {
   auto save_last = [&] {
     return std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{
@@ -231,6 +249,31 @@ TEST_F(ResumeTest, ChangedDataIsRefusedWithTheReason) {
   EXPECT_THAT([&] { trainer.fit(other, loader(8, true), loader(8, false), file("epoch=1-step=13.ckpt")); },
               ::testing::ThrowsMessage<CheckpointError>(HasSubstr(
                   "was saved after batch 3 of epoch 1, but an epoch now has 2 training batches")));
+}
+
+TEST_F(ResumeTest, SigtermFinishesTheStepSavesAndResumesExactly) {
+  auto straight = fit({.max_steps = 25, .enable_checkpointing = false}, 1);
+  NoisyRegression first(1);
+  first.sigterm_at_step = 7;
+  Trainer trainer(options({.max_steps = 25, .enable_checkpointing = false}));
+  const std::string hpc = (dir_ / "hpc_ckpt_1.ckpt").string();
+  try {
+    trainer.fit(first, loader(40, true), loader(8, false));
+    FAIL() << "expected Interrupted";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.signal(), SIGTERM);
+    EXPECT_EQ(e.checkpoint_path(), hpc);
+    EXPECT_EQ(std::string(e.what()), "received SIGTERM: stopped after step 8 and saved " + hpc +
+                                         "; resume with ckpt_path=\"last\" (or the file)");
+  }
+  EXPECT_EQ(trainer.status(), TrainerStatus::Interrupted);
+  EXPECT_EQ(first.losses.size(), 8u) << "the step in progress finishes";
+  struct sigaction current {};
+  ::sigaction(SIGTERM, nullptr, &current);
+  EXPECT_EQ(current.sa_handler, SIG_DFL) << "the previous handler is back after fit";
+
+  auto resumed = fit({.max_steps = 25, .enable_checkpointing = false}, 99, std::string("hpc"));
+  expect_same_fit(*straight, first, *resumed);
 }
 
 TEST_F(ResumeTest, CheckpointHoldsLightningsResumeKeys) {
