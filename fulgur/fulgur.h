@@ -5,6 +5,7 @@
 #include "fulgur/accelerators/cuda_accelerator.h"
 #include "fulgur/callbacks/callback.h"
 #include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/callbacks/on_exception_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
 #include "fulgur/callbacks/progress_bar.h"
 #include "fulgur/callbacks/timer.h"

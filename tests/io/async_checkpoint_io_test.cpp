@@ -16,6 +16,7 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "temp_dir.h"
 
 namespace fulgur {
 namespace {
@@ -70,16 +71,8 @@ class SlowCheckpointIO : public CheckpointIO {
   std::vector<std::thread::id> threads_;
 };
 
-class AsyncCheckpointIOTest : public ::testing::Test {
+class AsyncCheckpointIOTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "fulgur-async-ckpt-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   static CheckpointDict with_epoch(int64_t epoch) {
     auto ckpt = make_checkpoint_dict();
@@ -95,7 +88,6 @@ class AsyncCheckpointIOTest : public ::testing::Test {
     return path("plain/a.ckpt");
   }
 
-  fs::path dir_;
 };
 
 TEST_F(AsyncCheckpointIOTest, NameAndDefaultWrappedIO) {

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "fulgur/errors.h"
+#include "temp_dir.h"
 
 namespace fulgur {
 namespace {
@@ -20,17 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class TorchCheckpointIOTest : public ::testing::Test {
+class TorchCheckpointIOTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "fulgur-ckpt-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   static void write_bytes(const std::string& file, const std::vector<char>& bytes) {
     std::ofstream out(file, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -71,7 +63,6 @@ class TorchCheckpointIOTest : public ::testing::Test {
     return ckpt;
   }
 
-  fs::path dir_;
   TorchCheckpointIO io_;
 };
 

@@ -20,6 +20,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/io/checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "temp_dir.h"
 
 namespace fulgur {
 namespace {
@@ -217,24 +218,14 @@ const Kind& kind_named(const std::string& name) {
   throw std::logic_error("no kind " + name);
 }
 
-class TempDirTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "fulgur-optstate-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
-  TorchCheckpointIO io_;
-};
 
 // ---- 1. round trip through a checkpoint file, then continue training ----
 
-class OptimizerStateRoundTrip : public TempDirTest,
-                                public ::testing::WithParamInterface<std::string> {};
+class OptimizerStateRoundTrip : public testing::TempDirTest,
+                                public ::testing::WithParamInterface<std::string> {
+ protected:
+  TorchCheckpointIO io_;
+};
 
 TEST_P(OptimizerStateRoundTrip, ContinuesBitwiseLikeTheOriginalAfterAFileRoundTrip) {
   const Kind& k = kind_named(GetParam());
@@ -470,8 +461,9 @@ TEST(OptimizerStateUnsupported, NamesTheSupportedKinds) {
 
 // ---- 3. Python's torch.optim continues fulgur's checkpoint ----
 
-class PythonContinuesTraining : public TempDirTest {
+class PythonContinuesTraining : public testing::TempDirTest {
  protected:
+  TorchCheckpointIO io_;
   // Trains a fresh Net kSteps with `k`, writes the checkpoint that python_optimizer_continue.py
   // reads, and continues kSteps more in C++ to record what Python must reproduce.
   void write_checkpoint(const Kind& k, bool two, const std::string& file) {

@@ -18,6 +18,7 @@
 #include "fulgur/module.h"
 #include "fulgur/optim/step_lr.h"
 #include "fulgur/trainer.h"
+#include "temp_dir.h"
 
 namespace fulgur {
 namespace {
@@ -87,14 +88,8 @@ std::shared_ptr<DataLoader> loader(int64_t n, bool shuffle) {
                                       DataLoaderOptions{.batch_size = 4, .shuffle = shuffle, .seed = 7});
 }
 
-class ResumeTest : public ::testing::Test {
+class ResumeTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "fulgur-resume-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   TrainerOptions options(TrainerOptions o) const {
     o.enable_progress_bar = false;
@@ -133,7 +128,6 @@ class ResumeTest : public ::testing::Test {
     for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << "parameter " << i;
   }
 
-  fs::path dir_;
   int64_t global_step_ = 0;
 };
 
