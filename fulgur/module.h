@@ -58,6 +58,13 @@ class Module : public torch::nn::Module {
   void clip_gradients(Optimizer& optimizer, std::optional<double> gradient_clip_val,
                       std::optional<GradClipAlgorithm> gradient_clip_algorithm = std::nullopt);
 
+  // ---- checkpoints ----
+  // Lightning's strict_loading: when false, restoring from a checkpoint (fit, validate, test,
+  // predict) loads the weights whose names match and ignores missing and unexpected ones.
+  // Shapes must still match.
+  bool strict_loading() const { return strict_loading_; }
+  void set_strict_loading(bool on) { strict_loading_ = on; }
+
   // ---- hyperparameters ----
   void save_hyperparameters(HParams hparams) { hparams_ = std::move(hparams); }
   const HParams& hparams() const { return hparams_; }
@@ -168,6 +175,7 @@ class Module : public torch::nn::Module {
   friend class Trainer;
   std::string module_name_;
   bool automatic_optimization_ = true;
+  bool strict_loading_ = true;
   HParams hparams_;
   Trainer* trainer_ = nullptr;
 };

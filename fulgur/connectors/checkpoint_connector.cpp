@@ -257,7 +257,7 @@ void CheckpointConnector::check_module_state_dict(const Module& module,
     std::string msg = fmt::format("{} does not fit the model:", source);
     if (!missing.empty()) msg += fmt::format(" missing keys: {};", list(missing));
     if (!unexpected.empty()) msg += fmt::format(" unexpected keys: {};", list(unexpected));
-    throw CheckpointError(msg + " pass strict=false to load what matches");
+    throw CheckpointError(msg + " set_strict_loading(false) on the Module loads what matches");
   }
 }
 
@@ -284,10 +284,11 @@ CheckpointDict CheckpointConnector::load_model_checkpoint(const std::string& pat
   return checkpoint;
 }
 
-void CheckpointConnector::restore_model(const std::string& path, bool strict) {
+void CheckpointConnector::restore_model(const std::string& path) {
   auto checkpoint = load_model_checkpoint(path);
-  load_module_state_dict(*trainer_.module(), checkpoint.at("state_dict").toGenericDict(), strict,
-                         path);
+  Module& module = *trainer_.module();
+  load_module_state_dict(module, checkpoint.at("state_dict").toGenericDict(),
+                         module.strict_loading(), path);
 }
 
 void CheckpointConnector::restore_training(const std::string& path) {
@@ -304,7 +305,7 @@ void CheckpointConnector::restore_training(const std::string& path) {
 
   // ---- check everything before changing anything ----
   const auto weights = checkpoint.at("state_dict").toGenericDict();
-  check_module_state_dict(module, weights, /*strict=*/true, path);
+  check_module_state_dict(module, weights, module.strict_loading(), path);
   const auto optimizer_states = w.list(checkpoint, "optimizer_states");
   if (optimizer_states.size() != t.optimizers().size()) {
     throw CheckpointError(fmt::format(
@@ -335,7 +336,7 @@ void CheckpointConnector::restore_training(const std::string& path) {
   }
 
   // ---- restore, in Lightning's order ----
-  load_module_state_dict(module, weights, /*strict=*/true, path);
+  load_module_state_dict(module, weights, module.strict_loading(), path);
   if (DataModule* dm = t.datamodule(); dm != nullptr && checkpoint.contains(dm->name())) {
     dm->load_state_dict(checkpoint.at(dm->name()));
   }

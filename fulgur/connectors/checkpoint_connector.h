@@ -20,9 +20,10 @@ class CheckpointConnector {
 
   explicit CheckpointConnector(Trainer& trainer) : trainer_(trainer) {}
   CheckpointDict dump(bool weights_only);
-  // Loads `path` through the Strategy and restores the Module's weights from it.
-  // Raises CheckpointError (missing, corrupt, foreign, mismatched), before changing anything.
-  void restore_model(const std::string& path, bool strict = true);
+  // Loads `path` through the Strategy and restores the Module's weights from it (strictly
+  // unless the Module's strict_loading is off). Raises CheckpointError (missing, corrupt,
+  // foreign, mismatched), before changing anything.
+  void restore_model(const std::string& path);
   // For fit(ckpt_path): after configure_optimizers, restores in Lightning's order the model,
   // the DataModule, the callbacks, the precision plugin, the loops (counters, the data loader's
   // position, the generators' states), the optimizers and the LR schedulers.

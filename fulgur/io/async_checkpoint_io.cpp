@@ -21,8 +21,17 @@ namespace {
 // copied tensors keep their offsets and strides, so tensors that share a storage (tied weights,
 // views) still share one: the pickler then writes the same file it would have written from the
 // originals, and no more bytes than that.
+// Host buffers of an earlier save that nothing holds any more are written over instead of
+// allocating fresh memory, whose first touch costs more than the copy itself.
 class HostCopier {
  public:
+  explicit HostCopier(std::vector<c10::Storage> reusable) {
+    for (auto& storage : reusable) {
+      const auto nbytes = storage.nbytes();
+      reusable_.emplace(nbytes, std::move(storage));
+    }
+  }
+
   c10::IValue copy(const c10::IValue& value) {
     if (value.isTensor()) return copy_tensor(value.toTensor());
     if (value.isGenericDict()) {
@@ -52,6 +61,9 @@ class HostCopier {
     return value;
   }
 
+  // The host storages this copy wrote into, for the next save to reuse.
+  std::vector<c10::Storage> take_buffers() { return std::move(buffers_); }
+
  private:
   at::Tensor copy_tensor(const at::Tensor& tensor) {
     if (!tensor.defined()) return tensor;
@@ -68,14 +80,32 @@ class HostCopier {
       at::Tensor bytes =
           at::empty({0}, at::TensorOptions().dtype(at::kByte).device(tensor.device()))
               .set_(storage, 0, {static_cast<int64_t>(storage.nbytes())}, {1});
-      it->second = bytes.to(bytes.options().device(at::kCPU), /*non_blocking=*/false, /*copy=*/true)
-                       .storage();
+      it->second = copy_bytes(bytes);
+      buffers_.push_back(it->second);
     }
     return at::empty({0}, at::TensorOptions().dtype(tensor.dtype()).device(at::kCPU))
         .set_(it->second, tensor.storage_offset(), tensor.sizes(), tensor.strides());
   }
 
+  c10::Storage copy_bytes(const at::Tensor& bytes) {
+    const auto nbytes = static_cast<size_t>(bytes.numel());
+    for (auto [it, end] = reusable_.equal_range(nbytes); it != end; ++it) {
+      // A wrapped CheckpointIO may have kept the tensors it was given; those stay untouched.
+      if (it->second.use_count() != 1) continue;
+      c10::Storage host = std::move(it->second);
+      reusable_.erase(it);
+      at::empty({0}, at::TensorOptions().dtype(at::kByte))
+          .set_(host, 0, {static_cast<int64_t>(nbytes)}, {1})
+          .copy_(bytes);
+      return host;
+    }
+    return bytes.to(bytes.options().device(at::kCPU), /*non_blocking=*/false, /*copy=*/true)
+        .storage();
+  }
+
+  std::unordered_multimap<size_t, c10::Storage> reusable_;
   std::unordered_map<const c10::StorageImpl*, c10::Storage> storages_;
+  std::vector<c10::Storage> buffers_;
 };
 
 }  // namespace
@@ -100,11 +130,19 @@ AsyncCheckpointIO::~AsyncCheckpointIO() {
 void AsyncCheckpointIO::save_checkpoint(const CheckpointDict& checkpoint, const std::string& path) {
   // An earlier failure is reported before anything is queued: a call that raises did nothing.
   raise_if_failed();
+  std::vector<c10::Storage> reusable;
+  {
+    std::lock_guard lock(mutex_);
+    reusable.swap(recycled_);
+  }
   c10::IValue host_copy;
+  std::vector<c10::Storage> buffers;
   try {
     // The copy is the only part the training thread waits for; it must not record autograd.
     torch::NoGradGuard no_grad;
-    host_copy = HostCopier().copy(c10::IValue(checkpoint));
+    HostCopier copier(std::move(reusable));
+    host_copy = copier.copy(c10::IValue(checkpoint));
+    buffers = copier.take_buffers();
   } catch (const std::exception& e) {
     throw CheckpointError(fmt::format(
         "cannot save checkpoint {}: copying it to host memory failed ({})", path, error_text(e)));
@@ -112,7 +150,8 @@ void AsyncCheckpointIO::save_checkpoint(const CheckpointDict& checkpoint, const 
   submit({"save checkpoint " + path,
           [snapshot = std::move(host_copy).toGenericDict(), path](CheckpointIO& io) {
             io.save_checkpoint(snapshot, path);
-          }});
+          },
+          std::move(buffers)});
 }
 
 CheckpointDict AsyncCheckpointIO::load_checkpoint(const std::string& path) {
@@ -130,8 +169,12 @@ void AsyncCheckpointIO::remove_checkpoint(const std::string& path) {
 
 void AsyncCheckpointIO::teardown() {
   wait();
-  // No thread outlives the fit; the next save starts a new one.
+  // No thread outlives the fit (the next save starts a new one), nor do its host buffers.
   stop_worker();
+  {
+    std::lock_guard lock(mutex_);
+    recycled_.clear();
+  }
   raise_if_failed();
 }
 
@@ -180,11 +223,14 @@ void AsyncCheckpointIO::run_worker() {
     } catch (...) {
       failure = fmt::format("cannot {}: unknown error", job.what);
     }
-    // Release the host copy before anyone is told the queue is idle.
+    // Release the host copy before anyone is told the queue is idle; its buffers (no longer
+    // referenced by the snapshot) serve the next save.
+    std::vector<c10::Storage> buffers = std::move(job.buffers);
     job = Job{};
 
     lock.lock();
     busy_ = false;
+    if (!buffers.empty()) recycled_.swap(buffers);
     if (!failure.empty()) {
       if (failure_.empty()) {
         failure_ = std::move(failure);

@@ -15,6 +15,10 @@
 //   request that raises it is not carried out. Only the first failure is reported in full; later
 //   ones are counted in its message.
 // - load_checkpoint, wait, teardown and the destructor first wait for all pending work.
+// - The host buffers of the last finished save are kept and written over by the next save
+//   (fresh memory costs more to touch than to copy into), unless the wrapped IO still holds
+//   them; teardown releases them. Between saves this holds one checkpoint's worth of host
+//   memory.
 //
 // As in Lightning (a one-worker ThreadPoolExecutor), the queue is unbounded: each pending save
 // holds a full host copy of its checkpoint, so if saves are requested faster than the disk
@@ -28,6 +32,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "fulgur/io/checkpoint_io.h"
 
@@ -60,6 +65,7 @@ class AsyncCheckpointIO : public CheckpointIO {
   struct Job {
     std::string what;  // "save checkpoint <path>", for messages
     std::function<void(CheckpointIO&)> run;
+    std::vector<c10::Storage> buffers;  // the host memory `run` writes from, for reuse
   };
 
   void submit(Job job);
@@ -77,6 +83,7 @@ class AsyncCheckpointIO : public CheckpointIO {
   bool busy_ = false;
   bool stopping_ = false;
   std::thread worker_;  // started with the first job, so an unused instance costs no thread
+  std::vector<c10::Storage> recycled_;  // host buffers of the last finished save
 
   std::string failure_;  // message of the first unreported background failure
   std::size_t later_failures_ = 0;

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -71,6 +74,27 @@ class SlowCheckpointIO : public CheckpointIO {
   std::vector<std::thread::id> threads_;
 };
 
+// Records where the tensor "w" of each saved checkpoint lives, and keeps the checkpoints only
+// when asked to (as an in-memory IO would).
+class AddressRecordingIO : public CheckpointIO {
+ public:
+  explicit AddressRecordingIO(bool keep) : keep_(keep) {}
+  std::string name() const override { return "AddressRecordingIO"; }
+  void save_checkpoint(const CheckpointDict& checkpoint, const std::string&) override {
+    const auto w = checkpoint.at("w").toTensor();
+    addresses.push_back(reinterpret_cast<std::uintptr_t>(w.data_ptr()));
+    if (keep_) kept.push_back(checkpoint);
+  }
+  CheckpointDict load_checkpoint(const std::string&) override { return make_checkpoint_dict(); }
+  void remove_checkpoint(const std::string&) override {}
+
+  std::vector<std::uintptr_t> addresses;  // read after wait()
+  std::vector<CheckpointDict> kept;
+
+ private:
+  bool keep_;
+};
+
 class AsyncCheckpointIOTest : public testing::TempDirTest {
  protected:
 
@@ -81,6 +105,11 @@ class AsyncCheckpointIOTest : public testing::TempDirTest {
   }
   static int64_t epoch_in(const std::string& file) {
     return TorchCheckpointIO().load_checkpoint(file).at("epoch").toInt();
+  }
+  static CheckpointDict with_weight(const torch::Tensor& w) {
+    auto ckpt = make_checkpoint_dict();
+    ckpt.insert("w", w);
+    return ckpt;
   }
   // A parent that is a regular file: the wrapped IO cannot create the directory.
   std::string unwritable_path() {
@@ -332,6 +361,54 @@ TEST_F(AsyncCheckpointIOTest, DestructorWaitsAndReportsAnUnreportedFailureOnStde
   }
   EXPECT_THAT(::testing::internal::GetCapturedStderr(),
               HasSubstr("fulgur: cannot save checkpoint " + bad));
+}
+
+TEST_F(AsyncCheckpointIOTest, TheNextSaveWritesOverTheHostBuffersOfTheLastFinishedOne) {
+  auto recorder = std::make_shared<AddressRecordingIO>(/*keep=*/false);
+  AsyncCheckpointIO io(recorder);
+  auto w = torch::ones({1024});
+  io.save_checkpoint(with_weight(w), path("a.ckpt"));
+  io.wait();
+  io.save_checkpoint(with_weight(w), path("b.ckpt"));
+  io.wait();
+  // Another size cannot reuse the buffer; teardown releases it.
+  io.save_checkpoint(with_weight(torch::ones({2048})), path("c.ckpt"));
+  io.teardown();
+  ASSERT_EQ(recorder->addresses.size(), 3u);
+  EXPECT_EQ(recorder->addresses[1], recorder->addresses[0]);
+  EXPECT_NE(recorder->addresses[2], recorder->addresses[1]);
+  EXPECT_NE(recorder->addresses[0], reinterpret_cast<std::uintptr_t>(w.data_ptr()));
+}
+
+TEST_F(AsyncCheckpointIOTest, ReusedHostBuffersNeverChangeWhatWasSavedBefore) {
+  auto w = torch::full({4096}, 1.0f);
+  {
+    AsyncCheckpointIO io;
+    for (float value : {1.0f, 2.0f, 3.0f}) {
+      w.fill_(value);
+      io.save_checkpoint(with_weight(w), path(fmt::format("{}.ckpt", value)));
+      io.wait();
+    }
+    io.teardown();
+  }
+  for (float value : {1.0f, 2.0f, 3.0f}) {
+    const auto loaded = TorchCheckpointIO().load_checkpoint(path(fmt::format("{}.ckpt", value)));
+    EXPECT_TRUE(torch::equal(loaded.at("w").toTensor(), torch::full({4096}, value))) << value;
+  }
+
+  // A wrapped IO that keeps what it was given keeps it unchanged.
+  auto keeper = std::make_shared<AddressRecordingIO>(/*keep=*/true);
+  AsyncCheckpointIO io(keeper);
+  for (float value : {1.0f, 2.0f}) {
+    w.fill_(value);
+    io.save_checkpoint(with_weight(w), path("kept.ckpt"));
+    io.wait();
+  }
+  io.teardown();
+  ASSERT_EQ(keeper->kept.size(), 2u);
+  EXPECT_TRUE(torch::equal(keeper->kept[0].at("w").toTensor(), torch::full({4096}, 1.0f)));
+  EXPECT_TRUE(torch::equal(keeper->kept[1].at("w").toTensor(), torch::full({4096}, 2.0f)));
+  EXPECT_NE(keeper->addresses[1], keeper->addresses[0]);
 }
 
 }  // namespace

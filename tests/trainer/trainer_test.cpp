@@ -135,6 +135,53 @@ TEST(Trainer, MismatchedCheckpointIsACheckpointErrorListingTheDifferences) {
   fs::remove_all(dir);
 }
 
+// The same layer plus one the checkpoint does not have.
+class ExtendedModule : public RecordingModule {
+ public:
+  explicit ExtendedModule(Calls& calls) : RecordingModule(calls) {
+    register_module("head", torch::nn::Linear(1, 2));
+  }
+};
+
+TEST(Trainer, StrictLoadingOffLoadsTheWeightsThatMatch) {
+  const auto dir = fs::temp_directory_path() / ("fulgur_strict_" + std::to_string(::getpid()));
+  Calls calls;
+  RecordingModule small(calls);
+  Trainer t(quiet({.max_steps = 1}));
+  t.fit(small);
+  const auto path = (dir / "small.ckpt").string();
+  t.save_checkpoint(path);
+
+  ExtendedModule extended(calls);
+  const auto head_before = extended.named_parameters()["head.weight"].clone();
+  try {
+    Trainer(quiet({})).test(extended, nullptr, path, false);
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + " does not fit the model: missing keys: head.weight, head.bias; "
+                     "set_strict_loading(false) on the Module loads what matches");
+  }
+  extended.set_strict_loading(false);
+  Trainer(quiet({})).test(extended, nullptr, path, false);
+  EXPECT_TRUE(torch::equal(extended.named_parameters()["layer.weight"],
+                           small.named_parameters()["layer.weight"]));
+  EXPECT_TRUE(torch::equal(extended.named_parameters()["head.weight"], head_before));
+
+  // The other way round: the checkpoint's extra keys are ignored.
+  Trainer t2(quiet({.max_steps = 1}));
+  t2.fit(extended);
+  const auto extended_path = (dir / "extended.ckpt").string();
+  t2.save_checkpoint(extended_path);
+  RecordingModule plain(calls);
+  EXPECT_THROW(Trainer(quiet({})).test(plain, nullptr, extended_path, false), CheckpointError);
+  plain.set_strict_loading(false);
+  Trainer(quiet({})).test(plain, nullptr, extended_path, false);
+  EXPECT_TRUE(torch::equal(plain.named_parameters()["layer.weight"],
+                           extended.named_parameters()["layer.weight"]));
+  fs::remove_all(dir);
+}
+
 TEST(Trainer, BestAndLastNeedAFitFirst) {
   Calls calls;
   RecordingModule module(calls);
