@@ -5,7 +5,7 @@
 #include "fulgur/accelerators/accelerator_registry.h"
 #include "fulgur/accelerators/device_parser.h"
 #include "fulgur/compat/cuda_device.h"
-#include "fulgur/environments/lightning_environment.h"
+#include "fulgur/environments/environment_detection.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/precision/precision_registry.h"
@@ -235,9 +235,11 @@ AcceleratorConnector::AcceleratorConnector(ConnectorOptions options) {
                                                    : std::make_shared<TorchCheckpointIO>());
   }
   if (!strategy_->cluster_environment()) {
-    strategy_->set_cluster_environment(
-        environment_plugin ? environment_plugin : std::make_shared<LightningEnvironment>());
+    strategy_->set_cluster_environment(environment_plugin ? environment_plugin
+                                                          : detect_cluster_environment());
   }
+  strategy_->cluster_environment()->validate_settings(static_cast<int>(device_ids_.size()),
+                                                      num_nodes_);
   if (strategy_->parallel_devices().empty()) {
     strategy_->set_parallel_devices(accelerator->get_parallel_devices(device_ids_));
   }

@@ -19,6 +19,12 @@ class ClusterEnvironment {
   virtual void set_global_rank(int rank) = 0;
   virtual int local_rank() const = 0;
   virtual int node_rank() const = 0;
+  // Raises ConfigError when the Trainer's devices and num_nodes cannot describe the processes
+  // this environment started (e.g. torchrun's WORLD_SIZE is not devices × num_nodes).
+  virtual void validate_settings(int num_devices, int num_nodes) const {
+    (void)num_devices;
+    (void)num_nodes;
+  }
 };
 
 }  // namespace fulgur

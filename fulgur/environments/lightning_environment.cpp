@@ -7,59 +7,29 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <optional>
 
+#include "fulgur/environments/environment_variables.h"
 #include "fulgur/errors.h"
 
 namespace fulgur {
-namespace {
-
-std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
-
-// The variable as an integer >= `minimum`, or `fallback` when unset.
-int env_int(const char* name, int fallback, int minimum) {
-  auto text = env(name);
-  if (!text) return fallback;
-  size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(*text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text->size() || value < minimum) {
-    throw ConfigError(
-        fmt::format("environment variable {}=\"{}\" is not valid; it must be an "
-                    "integer >= {} (or unset)",
-                    name, *text, minimum));
-  }
-  return value;
-}
-
-}  // namespace
 
 LightningEnvironment::LightningEnvironment()
-    : world_size_(env_int("WORLD_SIZE", 1, 1)), global_rank_(env_int("RANK", 0, 0)) {}
+    : world_size_(env::get_int("WORLD_SIZE", 1, 1)), global_rank_(env::get_int("RANK", 0, 0)) {}
 
 bool LightningEnvironment::creates_processes_externally() const {
   // LOCAL_RANK is set by whoever started this process as one of several: fulgur's own launcher
   // (then this is a child) or an external one.
-  return env("LOCAL_RANK").has_value();
+  return env::get("LOCAL_RANK").has_value();
 }
 
 std::string LightningEnvironment::main_address() const {
-  return env("MASTER_ADDR").value_or("127.0.0.1");
+  return env::get("MASTER_ADDR").value_or("127.0.0.1");
 }
 
 int LightningEnvironment::main_port() const {
   if (port_ == -1) {
-    port_ = env("MASTER_PORT") ? env_int("MASTER_PORT", 0, 1) : find_free_port();
+    port_ = env::get("MASTER_PORT") ? env::get_int("MASTER_PORT", 0, 1) : find_free_port();
     if (port_ > 65535) {
       int bad = port_;
       port_ = -1;
@@ -72,11 +42,21 @@ int LightningEnvironment::main_port() const {
   return port_;
 }
 
-int LightningEnvironment::local_rank() const { return env_int("LOCAL_RANK", 0, 0); }
+int LightningEnvironment::local_rank() const { return env::get_int("LOCAL_RANK", 0, 0); }
 
 int LightningEnvironment::node_rank() const {
-  if (env("NODE_RANK")) return env_int("NODE_RANK", 0, 0);
-  return env_int("GROUP_RANK", 0, 0);
+  if (env::get("NODE_RANK")) return env::get_int("NODE_RANK", 0, 0);
+  return env::get_int("GROUP_RANK", 0, 0);
+}
+
+void LightningEnvironment::validate_settings(int num_devices, int num_nodes) const {
+  if (!creates_processes_externally() || !env::get("WORLD_SIZE")) return;
+  if (num_devices * num_nodes != world_size_) {
+    throw ConfigError(fmt::format(
+        "devices × num_nodes = {} × {} = {}, but this process was started as one of "
+        "WORLD_SIZE={} processes; launch devices × num_nodes processes or change the flags",
+        num_devices, num_nodes, num_devices * num_nodes, world_size_));
+  }
 }
 
 int LightningEnvironment::find_free_port() {

@@ -20,6 +20,8 @@ class LightningEnvironment : public ClusterEnvironment {
   void set_global_rank(int rank) override { global_rank_ = rank; }
   int local_rank() const override;
   int node_rank() const override;
+  // A launched process (LOCAL_RANK set) must belong to a world of devices × num_nodes.
+  void validate_settings(int num_devices, int num_nodes) const override;
 
   // A TCP port on 127.0.0.1 that nothing listens on right now.
   static int find_free_port();

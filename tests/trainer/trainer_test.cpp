@@ -100,6 +100,14 @@ TEST(Trainer, CkptPathRestoresWeightsForTest) {
   fs::remove_all(dir);
 }
 
+// Fits `module` for one step and saves a checkpoint of it at `path`.
+std::string fit_one_step_and_save(RecordingModule& module, const fs::path& path) {
+  Trainer t(quiet({.max_steps = 1}));
+  t.fit(module);
+  t.save_checkpoint(path.string());
+  return path.string();
+}
+
 // Same layer names, different shape.
 class WiderModule : public RecordingModule {
  public:
@@ -112,10 +120,7 @@ TEST(Trainer, MismatchedCheckpointIsACheckpointErrorListingTheDifferences) {
   const auto dir = fs::temp_directory_path() / ("fulgur_mismatch_" + std::to_string(::getpid()));
   Calls calls;
   RecordingModule small(calls);
-  Trainer t(quiet({.max_steps = 1}));
-  t.fit(small);
-  const auto path = (dir / "small.ckpt").string();
-  t.save_checkpoint(path);
+  const auto path = fit_one_step_and_save(small, dir / "small.ckpt");
   WiderModule wide(calls);
   Trainer t2(quiet({}));
   try {
@@ -147,10 +152,7 @@ TEST(Trainer, StrictLoadingOffLoadsTheWeightsThatMatch) {
   const auto dir = fs::temp_directory_path() / ("fulgur_strict_" + std::to_string(::getpid()));
   Calls calls;
   RecordingModule small(calls);
-  Trainer t(quiet({.max_steps = 1}));
-  t.fit(small);
-  const auto path = (dir / "small.ckpt").string();
-  t.save_checkpoint(path);
+  const auto path = fit_one_step_and_save(small, dir / "small.ckpt");
 
   ExtendedModule extended(calls);
   const auto head_before = extended.named_parameters()["head.weight"].clone();
@@ -169,10 +171,7 @@ TEST(Trainer, StrictLoadingOffLoadsTheWeightsThatMatch) {
   EXPECT_TRUE(torch::equal(extended.named_parameters()["head.weight"], head_before));
 
   // The other way round: the checkpoint's extra keys are ignored.
-  Trainer t2(quiet({.max_steps = 1}));
-  t2.fit(extended);
-  const auto extended_path = (dir / "extended.ckpt").string();
-  t2.save_checkpoint(extended_path);
+  const auto extended_path = fit_one_step_and_save(extended, dir / "extended.ckpt");
   RecordingModule plain(calls);
   EXPECT_THROW(Trainer(quiet({})).test(plain, nullptr, extended_path, false), CheckpointError);
   plain.set_strict_loading(false);

@@ -13,34 +13,10 @@
 #include <optional>
 
 #include "fulgur/errors.h"
+#include "scoped_env.h"
 
 namespace fulgur {
 namespace {
-
-// Sets (or, with nullopt, unsets) variables for one test and restores them afterwards.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(const std::map<std::string, std::optional<std::string>>& values) {
-    for (const auto& [name, value] : values) {
-      const char* old = std::getenv(name.c_str());
-      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
-      set(name, value);
-    }
-  }
-  ~ScopedEnv() {
-    for (const auto& [name, value] : saved_) set(name, value);
-  }
-
- private:
-  static void set(const std::string& name, const std::optional<std::string>& value) {
-    if (value) {
-      ::setenv(name.c_str(), value->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
 
 const std::map<std::string, std::optional<std::string>> kClean = {
     {"MASTER_ADDR", std::nullopt}, {"MASTER_PORT", std::nullopt}, {"WORLD_SIZE", std::nullopt},
@@ -55,7 +31,7 @@ std::map<std::string, std::optional<std::string>> clean_with(
 }
 
 TEST(LightningEnvironment, DefaultsDescribeOneLocalProcess) {
-  ScopedEnv env(kClean);
+  testing::ScopedEnv env(kClean);
   LightningEnvironment e;
   EXPECT_EQ(e.name(), "LightningEnvironment");
   EXPECT_FALSE(e.creates_processes_externally());
@@ -71,7 +47,7 @@ TEST(LightningEnvironment, DefaultsDescribeOneLocalProcess) {
 }
 
 TEST(LightningEnvironment, ReadsTheLaunchersVariables) {
-  ScopedEnv env(clean_with({{"MASTER_ADDR", "10.0.0.7"},
+  testing::ScopedEnv env(clean_with({{"MASTER_ADDR", "10.0.0.7"},
                             {"MASTER_PORT", "29517"},
                             {"WORLD_SIZE", "8"},
                             {"RANK", "5"},
@@ -92,13 +68,32 @@ TEST(LightningEnvironment, ReadsTheLaunchersVariables) {
 }
 
 TEST(LightningEnvironment, GroupRankStandsInForNodeRank) {
-  ScopedEnv env(clean_with({{"GROUP_RANK", "3"}}));
+  testing::ScopedEnv env(clean_with({{"GROUP_RANK", "3"}}));
   EXPECT_EQ(LightningEnvironment().node_rank(), 3);
+}
+
+TEST(LightningEnvironment, ALaunchedProcessMustBelongToAWorldOfDevicesTimesNodes) {
+  {
+    testing::ScopedEnv env(clean_with({{"WORLD_SIZE", "4"}}));  // not launched: no LOCAL_RANK
+    EXPECT_NO_THROW(LightningEnvironment().validate_settings(1, 1));
+  }
+  testing::ScopedEnv env(clean_with({{"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"RANK", "1"}}));
+  LightningEnvironment e;
+  EXPECT_NO_THROW(e.validate_settings(2, 2));
+  try {
+    e.validate_settings(2, 1);
+    ADD_FAILURE() << "a world of 4 launched for devices=2 must be rejected";
+  } catch (const ConfigError& err) {
+    EXPECT_STREQ(err.what(),
+                 "devices × num_nodes = 2 × 1 = 2, but this process was started as one of "
+                 "WORLD_SIZE=4 processes; launch devices × num_nodes processes or change the "
+                 "flags");
+  }
 }
 
 TEST(LightningEnvironment, BadVariablesAreConfigErrors) {
   {
-    ScopedEnv env(clean_with({{"WORLD_SIZE", "two"}}));
+    testing::ScopedEnv env(clean_with({{"WORLD_SIZE", "two"}}));
     try {
       LightningEnvironment e;
       ADD_FAILURE() << "WORLD_SIZE=two must be rejected";
@@ -109,11 +104,11 @@ TEST(LightningEnvironment, BadVariablesAreConfigErrors) {
     }
   }
   {
-    ScopedEnv env(clean_with({{"LOCAL_RANK", "-1"}}));
+    testing::ScopedEnv env(clean_with({{"LOCAL_RANK", "-1"}}));
     EXPECT_THROW(LightningEnvironment().local_rank(), ConfigError);
   }
   {
-    ScopedEnv env(clean_with({{"MASTER_PORT", "70000"}}));
+    testing::ScopedEnv env(clean_with({{"MASTER_PORT", "70000"}}));
     LightningEnvironment e;
     try {
       e.main_port();
