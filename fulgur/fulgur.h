@@ -30,6 +30,8 @@
 #include "fulgur/precision/double_precision.h"
 #include "fulgur/precision/precision_registry.h"
 #include "fulgur/seed.h"
+#include "fulgur/strategies/ddp.h"
+#include "fulgur/strategies/parallel_strategy.h"
 #include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/strategies/strategy_registry.h"
 #include "fulgur/trainer.h"

@@ -13,15 +13,27 @@ namespace fulgur {
 
 std::shared_ptr<DataLoader> DataConnector::request(const std::string& stage,
                                                    std::shared_ptr<DataLoader> given) {
-  if (given) return given;
-  const std::string fx = stage + "_dataloader";
-  DataModule* dm = trainer_.datamodule();
-  return hooks::module(trainer_, fx.c_str(), [&](Module& m) -> std::shared_ptr<DataLoader> {
-    if (stage == "train") return dm ? dm->train_dataloader() : m.train_dataloader();
-    if (stage == "val") return dm ? dm->val_dataloader() : m.val_dataloader();
-    if (stage == "test") return dm ? dm->test_dataloader() : m.test_dataloader();
-    return dm ? dm->predict_dataloader() : m.predict_dataloader();
-  });
+  auto loader = given;
+  if (!loader) {
+    const std::string fx = stage + "_dataloader";
+    DataModule* dm = trainer_.datamodule();
+    loader = hooks::module(trainer_, fx.c_str(), [&](Module& m) -> std::shared_ptr<DataLoader> {
+      if (stage == "train") return dm ? dm->train_dataloader() : m.train_dataloader();
+      if (stage == "val") return dm ? dm->val_dataloader() : m.val_dataloader();
+      if (stage == "test") return dm ? dm->test_dataloader() : m.test_dataloader();
+      return dm ? dm->predict_dataloader() : m.predict_dataloader();
+    });
+  }
+  if (loader && trainer_.world_size() > 1) {
+    // Lightning's distributed sampler: each rank reads its own shard of one shared order.
+    // Training shards are even, so every rank runs the same number of steps; evaluation shards
+    // never repeat a sample, so metrics count each one once.
+    auto& options = loader->mutable_options();
+    options.num_replicas = trainer_.world_size();
+    options.rank = trainer_.global_rank();
+    options.even_shards = stage == "train";
+  }
+  return loader;
 }
 
 int64_t DataConnector::limit_batches(int64_t available, const BatchCount& limit,

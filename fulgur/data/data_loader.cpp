@@ -207,6 +207,12 @@ void DataLoader::validate_options() const {
                     "calling thread) or a positive number of worker threads",
                     options_.num_workers));
   }
+  if (options_.num_replicas < 1 || options_.rank < 0 || options_.rank >= options_.num_replicas) {
+    throw ConfigError(fmt::format(
+        "DataLoader: rank={} of num_replicas={} is invalid; num_replicas must be at least 1 and "
+        "rank in [0, num_replicas)",
+        options_.rank, options_.num_replicas));
+  }
   if (options_.num_workers > 0 && options_.prefetch_factor < 1) {
     throw ConfigError(
         fmt::format("DataLoader: prefetch_factor={} is invalid with num_workers={}; "
@@ -217,9 +223,16 @@ void DataLoader::validate_options() const {
 
 int64_t DataLoader::dataset_size() const { return dataset_->size(); }
 
+int64_t DataLoader::shard_size() const {
+  const int64_t n = dataset_->size();
+  const int64_t replicas = options_.num_replicas;
+  if (options_.even_shards) return (n + replicas - 1) / replicas;
+  return n / replicas + (options_.rank < n % replicas ? 1 : 0);
+}
+
 int64_t DataLoader::size() const {
   validate_options();
-  const int64_t n = dataset_->size();
+  const int64_t n = shard_size();
   const int64_t batch = options_.batch_size;
   return options_.drop_last ? n / batch : (n + batch - 1) / batch;
 }
@@ -230,7 +243,10 @@ const std::shared_ptr<const std::vector<int64_t>>& DataLoader::order() const {
   OrderKey key{.epoch = options_.shuffle ? state_.epoch : 0,
                .seed = options_.shuffle ? options_.seed : 0,
                .shuffle = options_.shuffle,
-               .dataset_size = n};
+               .dataset_size = n,
+               .num_replicas = options_.num_replicas,
+               .rank = options_.rank,
+               .even_shards = options_.even_shards};
   if (order_ && key == order_key_) return order_;
   auto order = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(n));
   if (options_.shuffle) {
@@ -242,6 +258,18 @@ const std::shared_ptr<const std::vector<int64_t>>& DataLoader::order() const {
     std::copy_n(permutation.data_ptr<int64_t>(), n, order->begin());
   } else {
     for (int64_t i = 0; i < n; ++i) (*order)[static_cast<size_t>(i)] = i;
+  }
+  if (options_.num_replicas > 1 && n > 0) {
+    // Every rank built the same order; each keeps its own stride through it (padded from the
+    // start when the shards must be even).
+    const int64_t replicas = options_.num_replicas;
+    const int64_t total = options_.even_shards ? shard_size() * replicas : n;
+    auto shard = std::make_shared<std::vector<int64_t>>();
+    shard->reserve(static_cast<size_t>(shard_size()));
+    for (int64_t i = options_.rank; i < total; i += replicas) {
+      shard->push_back((*order)[static_cast<size_t>(i % n)]);
+    }
+    order = std::move(shard);
   }
   order_ = std::move(order);
   order_key_ = key;

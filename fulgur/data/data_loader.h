@@ -36,6 +36,15 @@ struct DataLoaderOptions {
   int prefetch_factor = 2;
   // Page-lock batches so a CUDA copy can be asynchronous. The Trainer turns it on for CUDA.
   bool pin_memory = false;
+  // Distributed sharding (PyTorch's DistributedSampler): every rank draws the same epoch order
+  // and keeps every num_replicas-th sample from its rank on. The Trainer sets these under a
+  // multi-process strategy.
+  int num_replicas = 1;
+  int rank = 0;
+  // true (training): shards are made equal by repeating samples from the start of the order,
+  // so every rank runs the same number of steps. false (evaluation): no sample repeats, so
+  // metrics count each sample once; shard sizes may differ by one.
+  bool even_shards = true;
 };
 
 // Where a loader stands: the epoch it serves and how many batches of it were already handed out.
@@ -52,8 +61,10 @@ class DataLoader {
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  // Batches per epoch.
+  // Batches per epoch (of this rank's shard).
   int64_t size() const;
+  // Samples per epoch in this rank's shard (the dataset's size on one process).
+  int64_t shard_size() const;
   int64_t dataset_size() const;
   const DataLoaderOptions& options() const { return options_; }
   DataLoaderOptions& mutable_options() { return options_; }
@@ -99,6 +110,9 @@ class DataLoader {
     uint64_t seed = 0;
     bool shuffle = false;
     int64_t dataset_size = -1;
+    int num_replicas = 1;
+    int rank = 0;
+    bool even_shards = true;
     bool operator==(const OrderKey&) const = default;
   };
   mutable std::shared_ptr<const std::vector<int64_t>> order_;

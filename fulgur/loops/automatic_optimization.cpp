@@ -39,6 +39,8 @@ torch::Tensor AutomaticOptimization::run(Batch& batch, int64_t batch_idx, bool a
     return loss;
   };
 
+  // Lightning's _block_parallel_sync_behavior: only the stepping micro-batch communicates.
+  t.strategy().set_backward_sync(!accumulating);
   if (accumulating) {
     closure();
     return loss;

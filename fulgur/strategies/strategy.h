@@ -73,6 +73,9 @@ class Strategy {
                                        const std::function<void()>& after_closure);
   void clip_gradients(torch::optim::Optimizer& optimizer, double clip_val,
                       GradClipAlgorithm algorithm);
+  // DDP's no_sync: while off, backward passes only accumulate gradients locally. The training
+  // loop turns it off for the micro-batches that do not step. Nothing to do in one process.
+  virtual void set_backward_sync(bool enabled) { (void)enabled; }
 
   // ---- collectives (identity on one process) ----
   virtual torch::Tensor reduce(const torch::Tensor& tensor, ReduceOp op = ReduceOp::Mean);

@@ -386,3 +386,69 @@ TEST(DataLoaderTest, SequentialTensorBatchesAreViewsOfTheDataset) {
 
 }  // namespace
 }  // namespace fulgur
+
+namespace fulgur {
+namespace {
+
+DataLoaderOptions shard_of(int rank, int replicas, bool even, bool shuffle = false) {
+  return {.batch_size = 2, .shuffle = shuffle, .seed = 5, .num_replicas = replicas,
+          .rank = rank, .even_shards = even};
+}
+
+TEST(DataLoaderShardingTest, EvenShardsStrideThroughTheOrderAndPadFromItsStart) {
+  // PyTorch's DistributedSampler(shuffle=False, drop_last=False) on 10 samples, 3 replicas.
+  const std::vector<Indices> expected = {{0, 3, 6, 9}, {1, 4, 7, 0}, {2, 5, 8, 1}};
+  for (int rank = 0; rank < 3; ++rank) {
+    DataLoader loader(indexed_dataset(10), shard_of(rank, 3, /*even=*/true));
+    EXPECT_EQ(loader.shard_size(), 4);
+    EXPECT_EQ(loader.size(), 2);
+    EXPECT_EQ(flatten(run_pass(loader)), expected[static_cast<size_t>(rank)]) << rank;
+  }
+}
+
+TEST(DataLoaderShardingTest, UnevenShardsCountEverySampleExactlyOnce) {
+  Indices all;
+  std::vector<int64_t> sizes;
+  for (int rank = 0; rank < 3; ++rank) {
+    DataLoader loader(indexed_dataset(10), shard_of(rank, 3, /*even=*/false, /*shuffle=*/true));
+    loader.set_epoch(2);
+    const auto mine = flatten(run_pass(loader));
+    sizes.push_back(static_cast<int64_t>(mine.size()));
+    EXPECT_EQ(loader.shard_size(), sizes.back());
+    all.insert(all.end(), mine.begin(), mine.end());
+  }
+  EXPECT_EQ(sizes, (std::vector<int64_t>{4, 3, 3}));
+  std::sort(all.begin(), all.end());
+  Indices every(10);
+  std::iota(every.begin(), every.end(), 0);
+  EXPECT_EQ(all, every);
+}
+
+TEST(DataLoaderShardingTest, RanksShareOneShuffledOrderPerEpoch) {
+  DataLoader whole(indexed_dataset(12), {.batch_size = 2, .shuffle = true, .seed = 5});
+  whole.set_epoch(3);
+  const auto order = flatten(run_pass(whole));
+  for (int rank = 0; rank < 2; ++rank) {
+    DataLoader loader(indexed_dataset(12), shard_of(rank, 2, /*even=*/true, /*shuffle=*/true));
+    loader.set_epoch(3);
+    Indices expected;
+    for (size_t i = static_cast<size_t>(rank); i < order.size(); i += 2) {
+      expected.push_back(order[i]);
+    }
+    EXPECT_EQ(flatten(run_pass(loader)), expected) << rank;
+  }
+}
+
+TEST(DataLoaderShardingTest, ARankOutsideTheReplicasIsAConfigError) {
+  try {
+    DataLoader loader(indexed_dataset(4), shard_of(2, 2, true));
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "DataLoader: rank=2 of num_replicas=2 is invalid; num_replicas must be at least "
+                 "1 and rank in [0, num_replicas)");
+  }
+}
+
+}  // namespace
+}  // namespace fulgur

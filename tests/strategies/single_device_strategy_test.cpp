@@ -1,6 +1,7 @@
 // The Strategy base through SingleDeviceStrategy: parts, device placement, the Module's transfer
 // hooks, steps under the precision's forward scope, backward and optimizer steps through the
 // precision, identity collectives, checkpoint storage on rank 0 only, and the registry.
+#include "fulgur/strategies/ddp.h"
 #include "fulgur/strategies/single_device_strategy.h"
 
 #include <c10/core/DefaultDtype.h>
@@ -324,25 +325,33 @@ TEST(SingleDeviceStrategy, OnlyRankZeroWritesButEveryRankReads) {
   EXPECT_THAT(io->loaded, ElementsAre("a.ckpt"));
 }
 
-TEST(StrategyRegistry, SingleDeviceNowAndDdpFamilyLater) {
+TEST(StrategyRegistry, SingleDeviceAndDdpNowTheRestLater) {
   auto& registry = strategy_registry();
   EXPECT_EQ(registry.create("single_device")->name(), "single_device");
-  EXPECT_EQ(registry.names(), std::vector<std::string>{"single_device"});
-  EXPECT_TRUE(registry.is_planned("ddp"));
+  EXPECT_EQ(registry.create("ddp")->name(), "ddp");
+  const auto unused = std::dynamic_pointer_cast<DDPStrategy>(
+      registry.create("ddp_find_unused_parameters_true"));
+  ASSERT_NE(unused, nullptr);
+  EXPECT_TRUE(unused->options().find_unused_parameters);
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"ddp", "ddp_find_unused_parameters_true",
+                                                        "single_device"}));
+  EXPECT_TRUE(registry.is_planned("fsdp"));
   try {
     registry.create("ddp_spawn");
     ADD_FAILURE() << "ddp_spawn is not available yet";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
                  "strategy=\"ddp_spawn\" is not available in this build of fulgur yet; "
-                 "choose one of \"single_device\"");
+                 "choose one of \"ddp\", \"ddp_find_unused_parameters_true\", "
+                 "\"single_device\"");
   }
   try {
     registry.create("horovod");
     ADD_FAILURE() << "horovod is unknown";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
-                 "strategy=\"horovod\" is not a known strategy; choose one of \"single_device\"");
+                 "strategy=\"horovod\" is not a known strategy; choose one of \"ddp\", "
+                 "\"ddp_find_unused_parameters_true\", \"single_device\"");
   }
 }
 
