@@ -23,6 +23,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/io/async_checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "fulgur/launchers/subprocess_script_launcher.h"
 #include "fulgur/loggers/csv_logger.h"
 #include "fulgur/module.h"
 #include "fulgur/optim/lr_scheduler.h"

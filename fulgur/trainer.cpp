@@ -19,6 +19,7 @@
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
+#include "fulgur/launchers/error_file.h"
 #include "fulgur/loggers/csv_logger.h"
 #include "fulgur/loops/evaluation_loop.h"
 #include "fulgur/loops/fit_loop.h"
@@ -199,6 +200,7 @@ std::string Trainer::default_root_dir() const {
 }
 
 std::string Trainer::log_dir() const {
+  if (shared_log_dir_) return *shared_log_dir_;
   return loggers_.empty() ? default_root_dir() : loggers_.front()->log_dir();
 }
 
@@ -303,14 +305,18 @@ void Trainer::run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Bo
   module_ = &module;
   module.trainer_ = this;
   datamodule_ = datamodule;
-  try {
+  auto run = [&] {
     logger_connector_->reset();
     setup_callbacks();
+    strategy_->setup_environment();
+    shared_log_dir_.reset();
+    if (strategy_->world_size() > 1) shared_log_dir_ = strategy_->broadcast(log_dir(), 0);
+    // Lightning's order: the download on one process per node, then everybody sets up.
     if (strategy_->local_rank() == 0) {
       if (datamodule_) datamodule_->prepare_data();
       hooks::module(*this, "prepare_data", [](Module& m) { m.prepare_data(); });
     }
-    strategy_->setup_environment();
+    strategy_->barrier("prepare_data");
     if (datamodule_) datamodule_->setup(name);
     FULGUR_CALL_HOOK(*this, setup, name);
     hooks::module(*this, "configure_model", [](Module& m) { m.configure_model(); });
@@ -322,8 +328,17 @@ void Trainer::run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Bo
     FULGUR_CALL_HOOK(*this, teardown, name);
     for (const auto& logger : loggers_) logger->finalize("success");
     strategy_->teardown();
+  };
+  try {
+    if (Launcher* launcher = strategy_->launcher()) {
+      launcher->launch(run);
+    } else {
+      run();
+    }
   } catch (const std::exception& error) {
     status_ = TrainerStatus::Interrupted;
+    // A rank started by fulgur's launcher tells it what went wrong.
+    error_file::record(error.what());
     // Cleanup must not hide the original error.
     try {
       hooks::callbacks(*this, "on_exception",

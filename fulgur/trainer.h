@@ -118,7 +118,7 @@ class Trainer {
   int64_t num_predict_batches() const { return num_predict_batches_; }
   // <default_root_dir> when given, else the current directory.
   std::string default_root_dir() const;
-  // The first logger's log_dir, else default_root_dir.
+  // The first logger's log_dir, else default_root_dir; under DDP rank 0's, on every rank.
   std::string log_dir() const;
 
   // ---- logged values (host copies, made at log time, never per step) ----
@@ -200,6 +200,9 @@ class Trainer {
   int64_t num_val_batches_ = 0;
   int64_t num_test_batches_ = 0;
   int64_t num_predict_batches_ = 0;
+  // Rank 0's log_dir, agreed at the start of each stage under DDP (each rank's logger could
+  // otherwise pick its own next free version).
+  std::optional<std::string> shared_log_dir_;
 };
 
 }  // namespace fulgur

@@ -47,8 +47,9 @@ void CNNModule::evaluate(const fulgur::Batch& batch, const std::string& stage) {
   const auto logits = forward(batch.data);
   const auto loss = torch::cross_entropy_loss(logits, batch.target);
   const auto accuracy = logits.argmax(1).eq(batch.target).to(torch::kFloat).mean();
-  log(stage + "_loss", loss);
-  log(stage + "_acc", accuracy, {.prog_bar = true});
+  // sync_dist: under DDP the metrics cover the whole set, not this rank's shard.
+  log(stage + "_loss", loss, {.sync_dist = true});
+  log(stage + "_acc", accuracy, {.prog_bar = true, .sync_dist = true});
 }
 
 void CNNModule::validation_step(fulgur::Batch& batch, int64_t /*batch_idx*/) {

@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <string>
 
 #include "cnn_module.h"
@@ -25,6 +24,7 @@
 #include "fulgur/cli/lightning_cli.h"
 #include "fulgur/cli/subcommand_runner.h"
 #include "fulgur/errors.h"
+#include "fulgur/seed.h"
 #include "fulgur/trainer.h"
 
 namespace {
@@ -102,7 +102,9 @@ int run(int argc, char** argv) {
       break;
   }
 
-  data_config.seed = cli.seed_everything().value_or(std::random_device{}());
+  // Every rank must split and shuffle alike: an unseeded run shares one random seed with the
+  // ranks the launcher starts.
+  data_config.seed = cli.seed_everything().value_or(fulgur::pick_seed());
   auto trainer_options = cli.trainer_options();
   if (every_n_train_steps > 0) checkpoint.every_n_train_steps = every_n_train_steps;
   const bool custom_checkpoint =

@@ -1,6 +1,7 @@
 #include "fulgur/callbacks/model_checkpoint.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
@@ -15,6 +16,32 @@
 
 namespace fulgur {
 namespace fs = std::filesystem;
+namespace {
+
+// Rank 0's metrics on every rank: the file names and the top-k decisions must be the same
+// everywhere, also for values each rank logged without sync_dist. Written as
+// "<key length> <key> <value in hex float>" lines, so keys may hold any character and values
+// cross exactly.
+std::map<std::string, double> rank_zero_metrics(Strategy& strategy,
+                                                std::map<std::string, double> metrics) {
+  if (strategy.world_size() == 1) return metrics;
+  std::string text;
+  for (const auto& [key, value] : metrics) text += fmt::format("{} {} {:a}\n", key.size(), key, value);
+  text = strategy.broadcast(text, 0);
+  metrics.clear();
+  for (size_t at = 0; at < text.size();) {
+    size_t length_end = text.find(' ', at);
+    const size_t length = std::stoul(text.substr(at, length_end - at));
+    std::string key = text.substr(length_end + 1, length);
+    const size_t value_start = length_end + 1 + length + 1;
+    const size_t line_end = text.find('\n', value_start);
+    metrics[std::move(key)] = std::strtod(text.c_str() + value_start, nullptr);
+    at = line_end + 1;
+  }
+  return metrics;
+}
+
+}  // namespace
 
 ModelCheckpoint::ModelCheckpoint(ModelCheckpointOptions options) : options_(std::move(options)) {
   if (options_.mode != "min" && options_.mode != "max") {
@@ -92,7 +119,8 @@ void ModelCheckpoint::setup(Trainer& trainer, Module&, const std::string&) {
   if (!options_.dirpath.empty()) {
     dirpath_ = options_.dirpath;
   } else if (trainer.logger() != nullptr) {
-    dirpath_ = (fs::path(trainer.logger()->log_dir()) / "checkpoints").string();
+    // The Trainer's log_dir: under DDP, rank 0's on every rank.
+    dirpath_ = (fs::path(trainer.log_dir()) / "checkpoints").string();
   } else {
     dirpath_ = (fs::path(trainer.default_root_dir()) / "checkpoints").string();
   }
@@ -175,7 +203,7 @@ void ModelCheckpoint::on_validation_end(Trainer& trainer, Module&) {
 }
 
 void ModelCheckpoint::save(Trainer& trainer) {
-  auto metrics = trainer.callback_metrics();
+  auto metrics = rank_zero_metrics(trainer.strategy(), trainer.callback_metrics());
   metrics["epoch"] = static_cast<double>(trainer.current_epoch());
   metrics["step"] = static_cast<double>(trainer.global_step());
   // Set before writing, so the checkpoint knows it was saved at this step and a resumed fit does

@@ -244,6 +244,7 @@ AcceleratorConnector::AcceleratorConnector(ConnectorOptions options) {
     strategy_->set_parallel_devices(accelerator->get_parallel_devices(device_ids_));
   }
   strategy_->set_num_nodes(num_nodes_);
+  strategy_->configure_launcher();
 
   strategy_name_ = strategy_->name();
   precision_name_ = strategy_->precision()->name();

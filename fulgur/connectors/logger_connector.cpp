@@ -38,7 +38,19 @@ std::optional<FxKind> fx_kind(const char* fx) {
 
 }  // namespace
 
-LoggerConnector::LoggerConnector(Trainer& trainer) : trainer_(trainer) {}
+LoggerConnector::LoggerConnector(Trainer& trainer) : trainer_(trainer) {
+  auto sync = [this](const torch::Tensor& value, ReduceFx op) {
+    switch (op) {
+      case ReduceFx::Sum: return trainer_.strategy().reduce(value, ReduceOp::Sum);
+      case ReduceFx::Min: return trainer_.strategy().reduce(value, ReduceOp::Min);
+      case ReduceFx::Max: return trainer_.strategy().reduce(value, ReduceOp::Max);
+      case ReduceFx::Mean: break;
+    }
+    return trainer_.strategy().reduce(value, ReduceOp::Mean);
+  };
+  train_results_.set_sync(sync);
+  eval_results_.set_sync(sync);
+}
 
 LoggerConnector::FxScope::FxScope(LoggerConnector& connector, const char* fx)
     : connector_(connector), previous_(connector.current_fx_) {
@@ -70,6 +82,7 @@ void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
   resolved.prog_bar = options.prog_bar;
   resolved.logger = options.logger;
   resolved.reduce_fx = options.reduce_fx;
+  resolved.sync_dist = options.sync_dist;
   if (*kind == FxKind::EpochLevel && resolved.on_step) {
     throw MisconfigurationError(fmt::format(
         "You can't `log(\"{}\", on_step=true)` in `{}`: it runs once per epoch; use on_epoch",
@@ -78,9 +91,7 @@ void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
   if (!resolved.on_step && !resolved.on_epoch) return;  // Lightning ignores such calls
   // Sanity-check results are thrown away, so the values need not be kept either.
   if (trainer_.sanity_checking()) return;
-  torch::Tensor v = value;
-  if (options.sync_dist) v = trainer_.strategy().reduce(v.detach(), ReduceOp::Mean);
-  active_results().log(name, v, resolved, options.batch_size.value_or(batch_size_));
+  active_results().log(name, value, resolved, options.batch_size.value_or(batch_size_));
 }
 
 std::map<std::string, torch::Tensor> LoggerConnector::publish(

@@ -12,7 +12,7 @@ void ResultCollection::log(const std::string& name, const torch::Tensor& value,
   auto [it, inserted] = entries_.try_emplace(name);
   Entry& e = it->second;
   e.options = options;
-  e.last = v;
+  e.last = options.sync_dist && options.on_step && sync_ ? sync_(v, options.reduce_fx) : v;
   e.step_pending = options.on_step;
   if (!options.on_epoch) return;
   const double w = static_cast<double>(std::max<int64_t>(batch_size, 1));
@@ -46,7 +46,19 @@ std::map<std::string, ResultCollection::Value> ResultCollection::epoch_values() 
   for (const auto& [name, e] : entries_) {
     if (!e.options.on_epoch || !e.accumulated.defined()) continue;
     const std::string key = e.options.on_step ? name + "_epoch" : name;
-    auto value = e.options.reduce_fx == ReduceFx::Mean ? e.accumulated / e.weight : e.accumulated;
+    torch::Tensor value;
+    if (e.options.reduce_fx != ReduceFx::Mean) {
+      value = e.options.sync_dist && sync_ ? sync_(e.accumulated, e.options.reduce_fx)
+                                           : e.accumulated;
+    } else if (e.options.sync_dist && sync_) {
+      // Σ value·weight and Σ weight of every rank, in one reduction.
+      auto both = sync_(torch::stack({e.accumulated, torch::full({}, e.weight,
+                                                                 e.accumulated.options())}),
+                        ReduceFx::Sum);
+      value = both[0] / both[1];
+    } else {
+      value = e.accumulated / e.weight;
+    }
     out[key] = {value, e.options.prog_bar, e.options.logger};
   }
   return out;

@@ -3,6 +3,7 @@
 // validation or test run). Values stay on their device: accumulating an epoch mean is a tensor
 // add, never a host read. Keys are as Lightning names them: `name`, or `name_step` and
 // `name_epoch` when a value is logged both per step and per epoch.
+#include <functional>
 #include <map>
 #include <string>
 
@@ -19,10 +20,18 @@ struct ResolvedLog {
   bool prog_bar = false;
   bool logger = true;
   ReduceFx reduce_fx = ReduceFx::Mean;
+  bool sync_dist = false;
 };
 
 class ResultCollection {
  public:
+  // Reduces a value across ranks with `op` (the identity in one process).
+  using SyncFn = std::function<torch::Tensor(const torch::Tensor& value, ReduceFx op)>;
+  // sync_dist values are reduced with it: a step value when it is logged, the epoch value once
+  // when the epoch's values are read, from every rank's accumulated sum and weight (so the
+  // mean is exact with uneven batches).
+  void set_sync(SyncFn sync) { sync_ = std::move(sync); }
+
   void log(const std::string& name, const torch::Tensor& value, const ResolvedLog& options,
            int64_t batch_size);
   // Values logged per step since the last call to `take_step_values`, as (key, value, options).
@@ -46,6 +55,7 @@ class ResultCollection {
     bool step_pending = false;
   };
   std::map<std::string, Entry> entries_;
+  SyncFn sync_;
 };
 
 }  // namespace fulgur

@@ -6,6 +6,8 @@
 #include "fulgur/compat/gradient_reducer.h"
 #include "fulgur/compat/process_group.h"
 #include "fulgur/errors.h"
+#include "fulgur/launchers/child_supervisor.h"
+#include "fulgur/launchers/subprocess_script_launcher.h"
 #include "fulgur/module.h"
 
 namespace fulgur {
@@ -15,14 +17,25 @@ DDPStrategy::DDPStrategy(DDPOptions options)
 
 DDPStrategy::~DDPStrategy() = default;
 
+void DDPStrategy::configure_launcher() {
+  const auto& env = cluster_environment();
+  // After the first launch this process has LOCAL_RANK=0 and looks externally started; its
+  // launcher keeps supervising the ranks it started.
+  if (world_size() > 1 && env &&
+      (!env->creates_processes_externally() || ChildSupervisor::instance().has_children())) {
+    launcher_ = std::make_shared<SubprocessScriptLauncher>(
+        env, static_cast<int>(parallel_devices().size()), num_nodes());
+  }
+}
+
 void DDPStrategy::setup_environment() {
   const auto& env = cluster_environment();
   if (world_size() > 1 && env && !env->creates_processes_externally()) {
     // Waiting for processes nobody starts would hang until the timeout.
     throw ConfigError(fmt::format(
-        "strategy=\"ddp\" with devices={} and num_nodes={} needs {} processes, and fulgur does "
-        "not start them itself yet; start them with torchrun (--nproc-per-node={} "
-        "--nnodes={}), srun or mpirun",
+        "strategy=\"ddp\" with devices={} and num_nodes={} needs {} processes: run it through "
+        "the Trainer (its launcher starts them) or start them with torchrun "
+        "(--nproc-per-node={} --nnodes={}), srun or mpirun",
         parallel_devices().size(), num_nodes(), world_size(), parallel_devices().size(),
         num_nodes()));
   }

@@ -5,8 +5,9 @@
 // rank holds the mean gradient and the optimizers stay in step. Micro-batches that only
 // accumulate (accumulate_grad_batches) do not communicate.
 //
-// The processes come from a launcher outside fulgur for now (torchrun, srun, mpirun or any
-// that sets the variables of a ClusterEnvironment); fulgur's own launcher is still to come.
+// The processes come from fulgur's own launcher (devices=N starts N-1 more copies of this
+// program) or from one outside it (torchrun, srun, mpirun: any that sets the variables of a
+// ClusterEnvironment).
 #include <chrono>
 #include <memory>
 
@@ -33,6 +34,8 @@ class DDPStrategy : public ParallelStrategy {
   std::string name() const override { return "ddp"; }
   const DDPOptions& options() const { return options_; }
 
+  // fulgur's SubprocessScriptLauncher when the environment does not start the processes.
+  void configure_launcher() override;
   void setup_environment() override;
   // Moves the module, gives every rank rank 0's weights, and sets up gradient synchronisation.
   void setup_module(Module& module) override;

@@ -4,7 +4,9 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "fulgur/compat/process_group.h"
 #include "fulgur/errors.h"
@@ -15,6 +17,17 @@ namespace {
 // Collectives run on the CPU with Gloo; tensors on another device travel through host memory.
 torch::Tensor on_cpu(const torch::Tensor& tensor) {
   return tensor.device().is_cpu() ? tensor.detach().clone() : tensor.detach().to(torch::kCPU);
+}
+
+// Lightning's _set_num_threads_if_needed: N processes on one machine each take 1/N of its cores
+// for LibTorch's intra-op pool, unless OMP_NUM_THREADS says otherwise; oversubscribed pools
+// make every rank slower than one process.
+void share_cpu_threads(int processes_per_node) {
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) return;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = std::max(1, cores / processes_per_node);
+  torch::set_num_threads(threads);
+  ::setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
 }
 
 }  // namespace
@@ -66,6 +79,7 @@ void ParallelStrategy::setup_environment() {
   env.set_global_rank(env.node_rank() * per_node + env.local_rank());
   env.set_world_size(world_size());
   if (world_size() == 1 || group_) return;
+  share_cpu_threads(per_node);
   group_ = std::make_unique<compat::ProcessGroup>(compat::ProcessGroupOptions{
       .address = env.main_address(),
       .port = env.main_port(),

@@ -14,6 +14,7 @@
 #include "fulgur/data/batch.h"
 #include "fulgur/environments/cluster_environment.h"
 #include "fulgur/io/checkpoint_io.h"
+#include "fulgur/launchers/launcher.h"
 #include "fulgur/precision/precision.h"
 
 namespace fulgur {
@@ -45,6 +46,10 @@ class Strategy {
   virtual c10::Device root_device() const = 0;
   int num_nodes() const { return num_nodes_; }
   void set_num_nodes(int num_nodes) { num_nodes_ = num_nodes; }
+  // How the processes come to be; null when they exist already (one process, or started by
+  // torchrun/srun/mpirun). Chosen by configure_launcher once the parts are set.
+  Launcher* launcher() const { return launcher_.get(); }
+  virtual void configure_launcher() {}
 
   // ---- process facts ----
   virtual int world_size() const { return 1; }
@@ -102,6 +107,7 @@ class Strategy {
   std::shared_ptr<ClusterEnvironment> cluster_environment_;
   std::vector<c10::Device> parallel_devices_;
   int num_nodes_ = 1;
+  std::shared_ptr<Launcher> launcher_;
 };
 
 }  // namespace fulgur

@@ -12,9 +12,11 @@
 #include "fulgur/environments/lightning_environment.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "fulgur/launchers/subprocess_script_launcher.h"
 #include "fulgur/precision/double_precision.h"
 #include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/strategies/strategy_registry.h"
+#include "scoped_env.h"
 
 namespace fulgur {
 namespace {
@@ -170,20 +172,32 @@ TEST(AcceleratorConnector, CpuWithOneDeviceInEveryForm) {
   }
 }
 
-TEST(AcceleratorConnector, CpuWithTwoProcessesIsDdpWhichNeedsALauncherForNow) {
+TEST(AcceleratorConnector, CpuWithTwoProcessesIsDdpWithFulgursOwnLauncher) {
   AcceleratorConnector c({.accelerator = "cpu", .devices = 2});
   EXPECT_EQ(c.strategy_name(), "ddp");
   EXPECT_EQ(device_strings(*c.strategy()), (std::vector<std::string>{"cpu", "cpu"}));
   EXPECT_EQ(c.strategy()->world_size(), 2);
+  EXPECT_NE(dynamic_cast<SubprocessScriptLauncher*>(c.strategy()->launcher()), nullptr);
+  // Without going through the launcher, joining would wait for processes nobody starts.
   try {
     c.strategy()->setup_environment();
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
-                 "strategy=\"ddp\" with devices=2 and num_nodes=1 needs 2 processes, and fulgur "
-                 "does not start them itself yet; start them with torchrun (--nproc-per-node=2 "
-                 "--nnodes=1), srun or mpirun");
+                 "strategy=\"ddp\" with devices=2 and num_nodes=1 needs 2 processes: run it "
+                 "through the Trainer (its launcher starts them) or start them with torchrun "
+                 "(--nproc-per-node=2 --nnodes=1), srun or mpirun");
   }
+}
+
+TEST(AcceleratorConnector, OneProcessOrAnExternalLauncherNeedsNoLauncher) {
+  EXPECT_EQ(AcceleratorConnector({.accelerator = "cpu", .devices = 1}).strategy()->launcher(),
+            nullptr);
+  testing::ScopedEnv torchrun({{"RANK", "1"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "2"},
+                               {"GROUP_RANK", "0"}, {"LOCAL_WORLD_SIZE", "2"},
+                               {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}});
+  EXPECT_EQ(AcceleratorConnector({.accelerator = "cpu", .devices = 2}).strategy()->launcher(),
+            nullptr);
 }
 
 TEST(AcceleratorConnector, TwoNodesAreDdp) {

@@ -124,5 +124,65 @@ TEST_F(FashionMNISTExample, MissingSubcommandIsAUsageError) {
   EXPECT_NE(r.err.find("missing subcommand"), std::string::npos) << r.err;
 }
 
+// `--trainer.strategy=ddp --trainer.devices=2`: one command, two processes (fulgur's launcher
+// starts the second). With half the per-rank batch, every step sees the same samples as one
+// process does (without dropout, the same gradients), so both learn alike; rank 0 alone writes
+// the log, the checkpoint and the results table, and a test under DDP counts each test image
+// once, matching the one-process test of the same checkpoint.
+TEST_F(FashionMNISTExample, DdpOnTwoProcessesLearnsLikeOneProcessAndWritesOneLog) {
+  const auto fit = [&](const std::string& root, std::vector<std::string> extra) {
+    std::vector<std::string> args{"fit", "--trainer.max_epochs=1",
+                                  "--trainer.limit_train_batches=150",
+                                  "--trainer.limit_val_batches=10", "--seed_everything=3",
+                                  "--model.dropout=0", "--trainer.enable_progress_bar=false",
+                                  "--trainer.default_root_dir=" + root};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  const auto checkpoint_of = [&](const std::string& root) {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(dir / root / "lightning_logs" / "version_0" /
+                                                "checkpoints")) {
+      if (e.path().extension() == ".ckpt") found.push_back(e.path());
+    }
+    EXPECT_EQ(found.size(), 1u) << root;
+    return found.empty() ? std::string() : found[0].string();
+  };
+  const auto test_accuracy = [&](const std::string& checkpoint, std::vector<std::string> extra) {
+    std::vector<std::string> args{"test", "--ckpt_path=" + checkpoint, "--trainer.logger=false",
+                                  "--trainer.enable_progress_bar=false"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    // One results table: rank 0's.
+    size_t tables = 0;
+    for (const auto& line : lines_of(r.out)) tables += line.find("test_acc") != std::string::npos;
+    EXPECT_EQ(tables, 1u) << r.out;
+    return table_value(r.out, "test_acc").value_or(-1);
+  };
+
+  const RunResult single = fit("single", {"--data.batch_size=64"});
+  ASSERT_EQ(single.exit_code, 0) << single.out << single.err;
+  const RunResult ddp = fit("ddp", {"--data.batch_size=32", "--trainer.strategy=ddp",
+                                    "--trainer.devices=2"});
+  ASSERT_EQ(ddp.exit_code, 0) << ddp.out << ddp.err;
+
+  const fs::path logs = dir / "ddp" / "lightning_logs";
+  EXPECT_TRUE(fs::exists(logs / "version_0" / "metrics.csv"));
+  EXPECT_FALSE(fs::exists(logs / "version_1"));
+  EXPECT_EQ(column(logs / "version_0" / "metrics.csv", "train_loss").size(),
+            column(dir / "single" / "lightning_logs" / "version_0" / "metrics.csv", "train_loss")
+                .size());
+
+  const double single_accuracy = test_accuracy(checkpoint_of("single"), {});
+  const std::string ddp_checkpoint = checkpoint_of("ddp");
+  const double ddp_accuracy = test_accuracy(ddp_checkpoint, {});
+  const double ddp_accuracy_on_two = test_accuracy(
+      ddp_checkpoint, {"--trainer.strategy=ddp", "--trainer.devices=2"});
+  EXPECT_GT(single_accuracy, 0.6);
+  EXPECT_NEAR(ddp_accuracy, single_accuracy, 0.01);
+  EXPECT_NEAR(ddp_accuracy_on_two, ddp_accuracy, 1e-6);
+}
+
 }  // namespace
 }  // namespace fulgur::testing
