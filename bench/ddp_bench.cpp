@@ -19,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fulgur/callbacks/callback.h"
@@ -126,6 +127,8 @@ int worker(const Options& o) {
       fulgur::DataLoaderOptions{.batch_size = per_rank});
   std::shared_ptr<fulgur::Strategy> strategy;
   if (o.devices == 1) {
+    // The whole machine, as the DDP processes share it between them.
+    torch::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     strategy = std::make_shared<fulgur::SingleDeviceStrategy>();
   } else {
     strategy = std::make_shared<fulgur::DDPStrategy>(fulgur::DDPOptions{.bucket_cap_mb = o.bucket_mb});

@@ -1,6 +1,6 @@
 #pragma once
 // Every Trainer option, with Lightning's names and defaults. Use designated initializers:
-//   fulgur::Trainer trainer({.max_epochs = 3, .accelerator = "cpu", .limit_val_batches = 0.25});
+//   fulgur::Trainer trainer({.accelerator = "cpu", .max_epochs = 3, .limit_val_batches = 0.25});
 // (Members must be given in declaration order, as C++ requires.)
 #include <cstdint>
 #include <memory>

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "fulgur/errors.h"
+#include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
 
 namespace fulgur {
@@ -26,7 +27,10 @@ double Timer::elapsed_seconds() const {
 }
 
 void Timer::check(Trainer& trainer) const {
-  if (elapsed_seconds() >= duration_.count()) trainer.set_should_stop(true);
+  // Ranks' clocks differ: rank 0's decides for all, so they stop at the same batch.
+  if (trainer.strategy().broadcast_decision(elapsed_seconds() >= duration_.count())) {
+    trainer.set_should_stop(true);
+  }
 }
 
 void Timer::on_train_batch_end(Trainer& trainer, Module&, const torch::Tensor&, Batch&, int64_t) {

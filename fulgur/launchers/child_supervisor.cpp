@@ -114,8 +114,11 @@ std::optional<JobFailure> ChildSupervisor::failure(std::chrono::milliseconds wai
   return failure_;
 }
 
-void ChildSupervisor::stop_all() {
-  std::lock_guard lock(mutex_);
+void ChildSupervisor::stop_all(std::chrono::milliseconds grace) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, grace, [&] {
+    return std::none_of(children_.begin(), children_.end(), [](const Child& c) { return c.running; });
+  });
   kill_running_locked();
   for (auto& child : children_) {
     if (!child.running) continue;

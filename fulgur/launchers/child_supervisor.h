@@ -44,8 +44,8 @@ class ChildSupervisor {
   bool has_children() const;
   // The reason the job is failing, waiting up to `wait` for one to be noticed.
   std::optional<JobFailure> failure(std::chrono::milliseconds wait = {}) const;
-  // Kills (SIGKILL) every child still running and reaps it.
-  void stop_all();
+  // Kills (SIGKILL) every child still running after `grace` and reaps it.
+  void stop_all(std::chrono::milliseconds grace = {});
   // The failure was raised in this process: it need not be forced down.
   void mark_reported();
 

@@ -92,6 +92,12 @@ void SubprocessScriptLauncher::launch(const std::function<void()>& function) {
   try {
     function();
     failure = supervisor.failure();
+  } catch (const Interrupted&) {
+    // A stop on SIGTERM/SIGUSR1: every rank stopped at the same batch after the checkpoint and
+    // is ending too.
+    supervisor.mark_reported();
+    supervisor.stop_all(kPeerFailureWait);
+    throw;
   } catch (const std::exception& error) {
     // A dead rank shows up here first as a failed collective (a DistributedError, or a LibTorch
     // error out of backward); the supervisor notices its exit a moment later and knows which

@@ -124,7 +124,12 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     }
     update_lr_schedulers("step", /*plateau=*/true);
     if (!should_accumulate()) ++batches_that_stepped;
-    if (const int signal = t.signal_connector().received()) t.stop_on_signal(signal);
+    int signal = t.signal_connector().received();
+    if (t.world_size() > 1) {
+      // Every rank must stop at the same batch: a signal any rank got counts for all.
+      signal = t.strategy().reduce(torch::tensor({signal}), ReduceOp::Max).item<int>();
+    }
+    if (signal != 0) t.stop_on_signal(signal);
     // Stop before fetching a batch that will not run (the loader's position stays exact).
     if (done()) break;
     ++it;

@@ -13,7 +13,20 @@
 namespace fulgur {
 
 DDPStrategy::DDPStrategy(DDPOptions options)
-    : ParallelStrategy(options.timeout), options_(options) {}
+    : ParallelStrategy(options.timeout), options_(std::move(options)) {
+  const auto& backend = options_.process_group_backend;
+  if (backend == "nccl") {
+    throw ConfigError(
+        "DDPOptions{.process_group_backend = \"nccl\"} is not available yet: fulgur's process "
+        "group speaks Gloo (CUDA tensors travel through host memory); use \"gloo\"");
+  }
+  if (backend != "gloo") {
+    throw ConfigError(fmt::format(
+        "DDPOptions{{.process_group_backend = \"{}\"}} is not a c10d backend fulgur knows; "
+        "use \"gloo\"",
+        backend));
+  }
+}
 
 DDPStrategy::~DDPStrategy() = default;
 

@@ -10,6 +10,7 @@
 // ClusterEnvironment).
 #include <chrono>
 #include <memory>
+#include <string>
 
 #include "fulgur/strategies/parallel_strategy.h"
 
@@ -24,6 +25,9 @@ struct DDPOptions {
   // "ddp_find_unused_parameters_true").
   bool find_unused_parameters = false;
   double bucket_cap_mb = 25;  // PyTorch's default
+  // The c10d backend: "gloo" (also the default, on every device: CUDA tensors travel through
+  // host memory). "nccl" is refused with a ConfigError until fulgur's NCCL group is built.
+  std::string process_group_backend = "gloo";
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
 };
 

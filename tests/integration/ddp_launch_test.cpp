@@ -125,6 +125,17 @@ TEST_F(DDPLaunchTest, TwoRanksTrainLikeOneProcessWithTheDoubleBatch) {
   EXPECT_EQ(checkpoints, 1);
 }
 
+TEST_F(DDPLaunchTest, WithGradientAccumulationTwoRanksStillTrainLikeOneProcess) {
+  // Micro-batches that do not step skip the all-reduce (no_sync) and still sum up right.
+  auto single = launch("single", {"--devices", "1", "--batch", "8", "--accumulate", "2"});
+  ASSERT_EQ(single->wait(), 0) << single->err();
+  auto ddp = launch("ddp", {"--devices", "2", "--batch", "4", "--accumulate", "2"});
+  ASSERT_EQ(ddp->wait(), 0) << ddp->err();
+  const auto one = rank_file("single", 0), r0 = rank_file("ddp", 0), r1 = rank_file("ddp", 1);
+  EXPECT_LE(max_abs_diff(r0.at("weights"), one.at("weights")), 1e-5);
+  EXPECT_EQ(r0.at("weights"), r1.at("weights"));
+}
+
 TEST_F(DDPLaunchTest, TwoNodesOnLoopbackTrainAsOneWorld) {
   auto single = launch("single", {"--devices", "1", "--batch", "8"});
   ASSERT_EQ(single->wait(), 0) << single->err();
@@ -185,6 +196,19 @@ TEST_F(DDPLaunchTest, CtrlCToTheLauncherStopsEveryRank) {
   ASSERT_TRUE(code.has_value()) << "the launcher did not stop";
   EXPECT_NE(*code, 0);
   EXPECT_THAT(job->err(), HasSubstr("received SIGINT (Ctrl-C): stopped all 2 ranks"));
+  EXPECT_FALSE(process_alive(pid_of("job", 1)));
+}
+
+TEST_F(DDPLaunchTest, SigtermToOneRankStopsEveryRankAtTheSameStepWithACheckpoint) {
+  auto job = launch("job", {"--steps", "100000", "--step-ms", "5"});
+  await_training("job", 2);
+  ::kill(job->pid(), SIGTERM);
+  const auto code = job->wait(std::chrono::seconds(60));
+  ASSERT_TRUE(code.has_value()) << "the launcher did not stop";
+  EXPECT_NE(*code, 0);
+  EXPECT_THAT(job->err(), HasSubstr("received SIGTERM: stopped after step"));
+  EXPECT_THAT(job->err(), ::testing::Not(HasSubstr("rank 0 failed")));
+  EXPECT_TRUE(fs::exists(dir_ / "job" / "hpc_ckpt_1.ckpt"));
   EXPECT_FALSE(process_alive(pid_of("job", 1)));
 }
 

@@ -36,7 +36,8 @@ class DDPTest : public testing::TempDirTest {
   }
 
   // Starts rank `rank` of a torchrun-style world of 2 on one node.
-  std::unique_ptr<ChildProcess> start(int rank, int port, const std::vector<std::string>& args = {}) {
+  std::unique_ptr<ChildProcess> start(int rank, int port, const std::vector<std::string>& args = {},
+                                      const std::string& address = "127.0.0.1") {
     std::vector<std::string> argv{kWorker};
     argv.insert(argv.end(), args.begin(), args.end());
     const std::string name = "rank" + std::to_string(rank);
@@ -45,7 +46,7 @@ class DDPTest : public testing::TempDirTest {
         std::map<std::string, std::optional<std::string>>{
             {"RANK", std::to_string(rank)}, {"LOCAL_RANK", std::to_string(rank)},
             {"GROUP_RANK", "0"}, {"LOCAL_WORLD_SIZE", "2"}, {"WORLD_SIZE", "2"},
-            {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)}});
+            {"MASTER_ADDR", address}, {"MASTER_PORT", std::to_string(port)}});
   }
 };
 
@@ -89,6 +90,16 @@ TEST_F(DDPTest, ARankWhosePeerNeverComesFailsWithinTheTimeout) {
   EXPECT_THAT(err, HasSubstr("rank 1 of 2 could not join the process group at 127.0.0.1:" +
                              std::to_string(port)));
   EXPECT_THAT(err, HasSubstr("check that every rank was started"));
+}
+
+TEST_F(DDPTest, AnUnreachableMasterAddressFailsWithinTheTimeoutNamingIt) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto r1 = start(1, 29555, {"--timeout-ms", "3000"}, "no-such-host.invalid");
+  EXPECT_EQ(r1->wait(), 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(20));
+  EXPECT_THAT(r1->err(), HasSubstr("rank 1 of 2 could not join the process group at "
+                                   "no-such-host.invalid:29555"));
+  EXPECT_THAT(r1->err(), HasSubstr("MASTER_ADDR=no-such-host.invalid is reachable"));
 }
 
 TEST_F(DDPTest, ABusyPortIsADistributedErrorSayingSo) {

@@ -4,7 +4,7 @@
 // and metrics. A failure can be injected into one rank.
 //
 //   ddp-trainer-worker --dir D [--devices N] [--num-nodes N] [--batch B] [--steps K]
-//                      [--step-ms MS] [--fail-rank R --fail-step S --fail-how throw|kill]
+//                      [--accumulate A] [--step-ms MS] [--fail-rank R --fail-step S --fail-how throw|kill]
 #include <fmt/format.h>
 #include <signal.h>
 #include <torch/torch.h>
@@ -30,6 +30,7 @@ struct Args {
   int num_nodes = 1;
   int64_t batch = 4;
   int64_t steps = 6;
+  int64_t accumulate = 1;
   int step_ms = 0;
   int fail_rank = -1;
   int64_t fail_step = -1;
@@ -45,6 +46,7 @@ Args parse(int argc, char** argv) {
     else if (key == "--num-nodes") a.num_nodes = std::stoi(value);
     else if (key == "--batch") a.batch = std::stoll(value);
     else if (key == "--steps") a.steps = std::stoll(value);
+    else if (key == "--accumulate") a.accumulate = std::stoll(value);
     else if (key == "--step-ms") a.step_ms = std::stoi(value);
     else if (key == "--fail-rank") a.fail_rank = std::stoi(value);
     else if (key == "--fail-step") a.fail_step = std::stoll(value);
@@ -137,6 +139,7 @@ int main(int argc, char** argv) {
                              .max_epochs = 1,
                              .enable_progress_bar = false,
                              .enable_model_summary = false,
+                             .accumulate_grad_batches = args.accumulate,
                              .default_root_dir = args.dir});
     trainer.fit(model, train, val);
 
