@@ -5,7 +5,8 @@
 // markdown table of medians.
 //
 //   ddp-bench [--runs N] [--steps K] [--global-batch B]
-//   ddp-bench --worker --devices N --bucket-mb X --steps K --global-batch B --out FILE
+//   ddp-bench --worker --devices N [--threads T] --bucket-mb X --steps K --global-batch B
+//             --out FILE
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <torch/torch.h>
@@ -44,6 +45,7 @@ struct Options {
   int64_t steps = 40;
   int64_t global_batch = 128;
   int devices = 1;
+  int threads = 0;  // one process: its intra-op threads (0: all the cores)
   double bucket_mb = 25;
   std::string out;
 };
@@ -62,6 +64,7 @@ Options parse(int argc, char** argv) {
     else if (flag == "--steps") o.steps = std::stoll(value);
     else if (flag == "--global-batch") o.global_batch = std::stoll(value);
     else if (flag == "--devices") o.devices = std::stoi(value);
+    else if (flag == "--threads") o.threads = std::stoi(value);
     else if (flag == "--bucket-mb") o.bucket_mb = std::stod(value);
     else if (flag == "--out") o.out = value;
     else throw std::invalid_argument("unknown flag " + flag);
@@ -127,8 +130,9 @@ int worker(const Options& o) {
       fulgur::DataLoaderOptions{.batch_size = per_rank});
   std::shared_ptr<fulgur::Strategy> strategy;
   if (o.devices == 1) {
-    // The whole machine, as the DDP processes share it between them.
-    torch::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    // By default the whole machine, as the DDP processes share it between them.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    torch::set_num_threads(o.threads > 0 ? o.threads : cores);
     strategy = std::make_shared<fulgur::SingleDeviceStrategy>();
   } else {
     strategy = std::make_shared<fulgur::DDPStrategy>(fulgur::DDPOptions{.bucket_cap_mb = o.bucket_mb});
@@ -158,11 +162,13 @@ struct Config {
   std::string name;
   int devices;
   double bucket_mb;
+  int threads = 0;
 };
 
 std::map<std::string, double> run_worker(const Options& o, const Config& c, const fs::path& out) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   std::vector<std::string> args{self, "--worker", "--devices", std::to_string(c.devices),
+                                "--threads", std::to_string(c.threads),
                                 "--bucket-mb", fmt::format("{}", c.bucket_mb), "--steps",
                                 std::to_string(o.steps), "--global-batch",
                                 std::to_string(o.global_batch), "--out", out.string()};
@@ -193,6 +199,7 @@ struct Series {
 
 int driver(const Options& o) {
   const std::vector<Config> configs{{"1 process", 1, 25},
+                                    {"1 process, 1 thread", 1, 25, 1},
                                     {"2 DDP processes, 25 MB buckets (default)", 2, 25},
                                     {"2 DDP processes, 1 MB buckets", 2, 1},
                                     {"2 DDP processes, 100 MB buckets (one bucket)", 2, 100}};
@@ -204,7 +211,7 @@ int driver(const Options& o) {
     for (const auto& c : configs) {
       const auto v = run_worker(o, c, out);
       const double steps_per_s = v.at("steps_per_s");
-      if (c.devices == 1) single = steps_per_s;
+      if (&c == &configs.front()) single = steps_per_s;
       speed[c.name].values.push_back(steps_per_s);
       ratio[c.name].values.push_back(steps_per_s / single);
       share[c.name].values.push_back(v.at("all_reduce_s") * steps_per_s);
@@ -219,7 +226,7 @@ int driver(const Options& o) {
       "is one all-reduce of all gradients, alone, per step time: an upper bound on the "
       "communication, which the Reducer overlaps with backward.\n\n",
       o.global_batch, o.global_batch, o.steps - kWarmupSteps, kWarmupSteps, o.runs);
-  std::cout << "| configuration | threads per process | steps/s | ratio to 1 process | "
+  std::cout << "| configuration | threads per process | steps/s | ratio to 1 process (all cores) | "
                "all-reduce share of a step |\n|---|---|---|---|---|\n";
   for (const auto& c : configs) {
     const auto& s = speed[c.name];
