@@ -23,6 +23,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/io/async_checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "series.h"
 
 namespace {
 
@@ -157,17 +158,7 @@ double dd_write_speed(const fs::path& dir, int64_t mib) {
   return static_cast<double>(mib * kMiB) / kMB / elapsed;
 }
 
-struct Series {
-  std::vector<double> values;
-  double median() const {
-    auto v = values;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  }
-  double min() const { return *std::min_element(values.begin(), values.end()); }
-  double max() const { return *std::max_element(values.begin(), values.end()); }
-};
+using fulgur::bench::Series;
 
 std::string seconds_row(const std::string& name, const Series& s, double bytes) {
   return fmt::format("| {} | {:.3f} s | {:.3f} – {:.3f} s | {:.0f} MB/s |\n", name, s.median(),

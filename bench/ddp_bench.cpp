@@ -30,6 +30,7 @@
 #include "fulgur/strategies/ddp.h"
 #include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/trainer.h"
+#include "series.h"
 
 namespace {
 
@@ -186,16 +187,7 @@ std::map<std::string, double> run_worker(const Options& o, const Config& c, cons
   return values;
 }
 
-struct Series {
-  std::vector<double> values;
-  double median() const {
-    auto v = values;
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-  }
-  double min() const { return *std::min_element(values.begin(), values.end()); }
-  double max() const { return *std::max_element(values.begin(), values.end()); }
-};
+using fulgur::bench::Series;
 
 int driver(const Options& o) {
   const std::vector<Config> configs{{"1 process", 1, 25},

@@ -41,6 +41,12 @@ std::map<std::string, double> rank_zero_metrics(Strategy& strategy,
   return metrics;
 }
 
+// Rank 0's choice of a file name, on every rank: another rank could look for the name after
+// rank 0 wrote the file and take "-v1" instead.
+std::string rank_zero_path(Trainer& trainer, const std::string& path) {
+  return trainer.strategy().broadcast(path, 0);
+}
+
 }  // namespace
 
 ModelCheckpoint::ModelCheckpoint(ModelCheckpointOptions options) : options_(std::move(options)) {
@@ -232,7 +238,7 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
   if (options_.save_top_k == 0) return;
   if (options_.monitor.empty()) {
     // No ranking: the newest checkpoint replaces the previous one (unless all are kept).
-    const auto path = unused_path(metrics, best_model_path_);
+    const auto path = rank_zero_path(trainer, unused_path(metrics, best_model_path_));
     const auto previous = best_model_path_;
     best_model_path_ = path;
     trainer.save_checkpoint(path, options_.save_weights_only);
@@ -257,7 +263,7 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
   if (full && !better(current, best_k_models_.at(kth_best_model_path_))) return;
 
   const std::string replaced = full ? kth_best_model_path_ : std::string();
-  const auto path = unused_path(metrics, replaced);
+  const auto path = rank_zero_path(trainer, unused_path(metrics, replaced));
   if (full) best_k_models_.erase(kth_best_model_path_);
   best_k_models_[path] = current;
   // kth = the worst kept; best = the best kept.

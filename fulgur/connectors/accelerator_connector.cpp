@@ -4,10 +4,13 @@
 
 #include "fulgur/accelerators/accelerator_registry.h"
 #include "fulgur/accelerators/device_parser.h"
+#include "fulgur/compat/autocast_scope.h"
 #include "fulgur/compat/cuda_device.h"
 #include "fulgur/environments/environment_detection.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "fulgur/precision/half_precision.h"
+#include "fulgur/precision/mixed_precision.h"
 #include "fulgur/precision/precision_registry.h"
 #include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/strategies/strategy_registry.h"
@@ -55,6 +58,19 @@ std::string accelerator_for_devices(const std::vector<c10::Device>& devices) {
   if (devices.front().is_cpu()) return "cpu";
   if (devices.front().is_cuda()) return "cuda";
   return "";
+}
+
+// Autocast applies to the accelerator's device; a precision the device cannot compute in is a
+// ConfigError now rather than a LibTorch error at the first step.
+void fit_precision_to_device(Precision& precision, c10::DeviceType device) {
+  if (auto* mixed = dynamic_cast<MixedPrecision*>(&precision)) mixed->set_device_type(device);
+  const auto* half = dynamic_cast<const HalfPrecision*>(&precision);
+  if (half && half->dtype() == torch::kHalf && device == c10::kCPU &&
+      !compat::cpu_computes_float16()) {
+    throw ConfigError(
+        "precision=\"16-true\" needs float16 matrix products and convolutions on the CPU, which "
+        "this LibTorch lacks (they came in 2.1); use \"bf16-true\" or \"bf16-mixed\"");
+  }
 }
 
 std::string unavailable_reason(const std::string& name) {
@@ -244,6 +260,7 @@ AcceleratorConnector::AcceleratorConnector(ConnectorOptions options) {
     strategy_->set_parallel_devices(accelerator->get_parallel_devices(device_ids_));
   }
   strategy_->set_num_nodes(num_nodes_);
+  fit_precision_to_device(*strategy_->precision(), strategy_->root_device().type());
   strategy_->configure_launcher();
 
   strategy_name_ = strategy_->name();

@@ -39,7 +39,9 @@ class ChildSupervisor {
   ChildSupervisor& operator=(const ChildSupervisor&) = delete;
 
   // Runs `argv` (argv[0] is the program to run) with exactly `env` as global rank `rank`.
-  // FULGUR_ERROR_FILE is added to `env`, naming where the child leaves its error.
+  // FULGUR_ERROR_FILE is added to `env`, naming where the child leaves its error. Call it from a
+  // thread that lives as long as the job (the main thread): Linux sends PR_SET_PDEATHSIG when
+  // the thread that forked ends, not only the process.
   void start(int rank, const std::vector<std::string>& argv, std::vector<std::string> env);
   bool has_children() const;
   // The reason the job is failing, waiting up to `wait` for one to be noticed.

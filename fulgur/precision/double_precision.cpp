@@ -1,24 +1,8 @@
 #include "fulgur/precision/double_precision.h"
 
-#include <c10/core/DefaultDtype.h>
+#include "fulgur/precision/default_dtype_scope.h"
 
 namespace fulgur {
-namespace {
-
-class DefaultDtypeScope : public ForwardScope {
- public:
-  explicit DefaultDtypeScope(caffe2::TypeMeta dtype) : previous_(c10::get_default_dtype()) {
-    c10::set_default_dtype(dtype);
-  }
-  ~DefaultDtypeScope() override { c10::set_default_dtype(previous_); }
-  DefaultDtypeScope(const DefaultDtypeScope&) = delete;
-  DefaultDtypeScope& operator=(const DefaultDtypeScope&) = delete;
-
- private:
-  caffe2::TypeMeta previous_;
-};
-
-}  // namespace
 
 void DoublePrecision::convert_module(torch::nn::Module& module) { module.to(torch::kFloat64); }
 

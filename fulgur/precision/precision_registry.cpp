@@ -1,6 +1,8 @@
 #include "fulgur/precision/precision_registry.h"
 
 #include "fulgur/precision/double_precision.h"
+#include "fulgur/precision/half_precision.h"
+#include "fulgur/precision/mixed_precision.h"
 
 namespace fulgur {
 
@@ -11,10 +13,11 @@ Registry<Precision>& precision_registry() {
     r->add_alias("32", "32-true");
     r->add("64-true", [] { return std::make_shared<DoublePrecision>(); });
     r->add_alias("64", "64-true");
-    // Lightning's other precisions; their plugins come in a later version and register here.
-    for (const char* name : {"16-mixed", "bf16-mixed", "16-true", "bf16-true"}) {
-      r->add_planned(name);
-    }
+    r->add("bf16-mixed", [] { return std::make_shared<MixedPrecision>(torch::kBFloat16); });
+    r->add("bf16-true", [] { return std::make_shared<HalfPrecision>(torch::kBFloat16); });
+    r->add("16-true", [] { return std::make_shared<HalfPrecision>(torch::kHalf); });
+    // float16 autocast needs the loss scaler, which comes in a later version.
+    r->add_planned("16-mixed");
     r->add_alias("16", "16-mixed");
     r->add_alias("bf16", "bf16-mixed");
     return r;

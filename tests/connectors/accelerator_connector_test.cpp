@@ -9,11 +9,13 @@
 
 #include "connectors/fake_accelerators.h"
 #include "fulgur/accelerators/cpu_accelerator.h"
+#include "fulgur/compat/autocast_scope.h"
 #include "fulgur/environments/lightning_environment.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/launchers/subprocess_script_launcher.h"
 #include "fulgur/precision/double_precision.h"
+#include "fulgur/precision/mixed_precision.h"
 #include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/strategies/strategy_registry.h"
 #include "scoped_env.h"
@@ -91,7 +93,9 @@ const char* kCpuDevicesHelp =
 const char* kGpuDevicesHelp =
     "use a positive count (2), -1 for all, \"auto\", a string of ids (\"0,1\" or \"1,\") or a "
     "list of distinct ids ({0, 1})";
-const char* kPrecisions = "\"32\", \"32-true\", \"64\", \"64-true\"";
+const char* kPrecisions =
+    "\"16-true\", \"32\", \"32-true\", \"64\", \"64-true\", \"bf16\", \"bf16-mixed\", "
+    "\"bf16-true\"";
 
 // ---- defaults ----
 
@@ -377,20 +381,34 @@ TEST(AcceleratorConnector, UnknownPrecisionListsTheChoices) {
             std::string("precision=\"17\" is not a known precision; choose one of ") + kPrecisions);
 }
 
-TEST(AcceleratorConnector, LaterPrecisionsSayTheyAreNotAvailableYet) {
+TEST(AcceleratorConnector, SixteenMixedSaysItIsNotAvailableYet) {
   EXPECT_EQ(error_of({.accelerator = "cpu", .precision = "16-mixed"}),
             std::string("precision=\"16-mixed\" is not available in this build of fulgur yet; "
                         "choose one of ") +
                 kPrecisions);
-  EXPECT_EQ(error_of({.accelerator = "cpu", .precision = "bf16"}),
-            std::string("precision=\"bf16\" (\"bf16-mixed\") is not available in this build of "
-                        "fulgur yet; choose one of ") +
-                kPrecisions);
-  for (const char* name : {"bf16-mixed", "16-true", "bf16-true", "16"}) {
-    EXPECT_THAT(error_of({.accelerator = "cpu", .precision = name}),
-                HasSubstr("is not available in this build of fulgur yet"))
-        << name;
+  EXPECT_THAT(error_of({.accelerator = "cpu", .precision = "16"}),
+              HasSubstr("is not available in this build of fulgur yet"));
+}
+
+TEST(AcceleratorConnector, MixedPrecisionAutocastsOnTheAcceleratorsDevice) {
+  AcceleratorConnector c({.accelerator = "cpu", .precision = "bf16-mixed"});
+  const auto* mixed = dynamic_cast<const MixedPrecision*>(c.strategy()->precision().get());
+  ASSERT_NE(mixed, nullptr);
+  EXPECT_EQ(mixed->device_type(), c10::kCPU);
+  EXPECT_EQ(c.precision_name(), "bf16-mixed");
+  EXPECT_EQ(AcceleratorConnector({.accelerator = "cpu", .precision = "bf16-true"}).precision_name(),
+            "bf16-true");
+}
+
+TEST(AcceleratorConnector, SixteenTrueOnTheCpuNeedsFloat16Kernels) {
+  if (compat::cpu_computes_float16()) {
+    EXPECT_EQ(AcceleratorConnector({.accelerator = "cpu", .precision = "16-true"}).precision_name(),
+              "16-true");
+    return;
   }
+  EXPECT_EQ(error_of({.accelerator = "cpu", .precision = "16-true"}),
+            "precision=\"16-true\" needs float16 matrix products and convolutions on the CPU, "
+            "which this LibTorch lacks (they came in 2.1); use \"bf16-true\" or \"bf16-mixed\"");
 }
 
 TEST(AcceleratorConnector, PrecisionInstanceIsUsedAsIs) {
