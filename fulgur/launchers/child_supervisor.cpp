@@ -74,8 +74,8 @@ void ChildSupervisor::ensure_watching() {
   watcher_ = std::thread([this] { watch(); });
 }
 
-void ChildSupervisor::start(int rank, const std::vector<std::string>& argv,
-                            std::vector<std::string> env) {
+void ChildSupervisor::start(int rank, const std::string& program,
+                            const std::vector<std::string>& argv, std::vector<std::string> env) {
   std::lock_guard lock(mutex_);
   ensure_watching();
   Child child{.rank = rank, .pid = -1, .error_file = fmt::format("{}/rank{}.error", error_dir_, rank)};
@@ -94,7 +94,7 @@ void ChildSupervisor::start(int rank, const std::vector<std::string>& argv,
     // Dies with the parent, even if the parent is killed with SIGKILL.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);
-    ::execve(c_argv[0], c_argv.data(), c_env.data());
+    ::execve(program.c_str(), c_argv.data(), c_env.data());
     const char message[] = "fulgur: the launcher could not run this program again (execve failed)\n";
     [[maybe_unused]] auto written = ::write(2, message, sizeof(message) - 1);
     ::_exit(127);

@@ -38,11 +38,12 @@ class ChildSupervisor {
   ChildSupervisor(const ChildSupervisor&) = delete;
   ChildSupervisor& operator=(const ChildSupervisor&) = delete;
 
-  // Runs `argv` (argv[0] is the program to run) with exactly `env` as global rank `rank`.
+  // Runs `program` with `argv` (argv[0] included) and exactly `env` as global rank `rank`.
   // FULGUR_ERROR_FILE is added to `env`, naming where the child leaves its error. Call it from a
   // thread that lives as long as the job (the main thread): Linux sends PR_SET_PDEATHSIG when
   // the thread that forked ends, not only the process.
-  void start(int rank, const std::vector<std::string>& argv, std::vector<std::string> env);
+  void start(int rank, const std::string& program, const std::vector<std::string>& argv,
+             std::vector<std::string> env);
   bool has_children() const;
   // The reason the job is failing, waiting up to `wait` for one to be noticed.
   std::optional<JobFailure> failure(std::chrono::milliseconds wait = {}) const;

@@ -24,8 +24,7 @@ namespace {
 // How long a failed rank 0 waits to learn whether another rank failed first.
 constexpr std::chrono::milliseconds kPeerFailureWait{3000};
 
-// This program's arguments as it was started (argv[0] replaced by the running binary, so a
-// relative or PATH-found name still resolves).
+// This program's arguments as it was started, argv[0] included.
 std::vector<std::string> own_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -39,7 +38,6 @@ std::vector<std::string> own_command_line() {
   if (argv.empty()) {
     throw DistributedError("cannot start the other ranks: /proc/self/cmdline is unreadable");
   }
-  argv[0] = "/proc/self/exe";
   return argv;
 }
 
@@ -79,7 +77,9 @@ void SubprocessScriptLauncher::start_children() {
     auto env = base_env;
     env.push_back(fmt::format("LOCAL_RANK={}", local));
     env.push_back(fmt::format("RANK={}", rank));
-    supervisor.start(rank, argv, std::move(env));
+    // The running binary itself: a relative or PATH-found argv[0] need not resolve, and the file
+    // may have been rebuilt since this process started.
+    supervisor.start(rank, "/proc/self/exe", argv, std::move(env));
   }
   set_variable("LOCAL_RANK", "0");
   set_variable("RANK", std::to_string(node_rank * num_processes_));

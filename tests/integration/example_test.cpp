@@ -210,5 +210,29 @@ TEST_F(FashionMNISTExample, Bf16MixedLearnsAsWellAsFullPrecision) {
   EXPECT_NEAR(accuracy["bf16-mixed"], accuracy["32-true"], 0.005);
 }
 
+// The full-width precisions of another type train the example too: bfloat16 everywhere
+// ("bf16-true") and float64 ("64-true", slow: fewer steps).
+TEST_F(FashionMNISTExample, Bf16TrueAnd64TrueTrainTheExample) {
+  for (const auto& [precision, steps] :
+       std::vector<std::pair<std::string, int>>{{"bf16-true", 150}, {"64-true", 60}}) {
+    const RunResult fit =
+        run({"fit", "--trainer.max_epochs=1",
+             "--trainer.limit_train_batches=" + std::to_string(steps),
+             "--trainer.limit_val_batches=0", "--seed_everything=3",
+             "--trainer.enable_progress_bar=false", "--trainer.precision=" + precision,
+             "--trainer.default_root_dir=" + precision});
+    ASSERT_EQ(fit.exit_code, 0) << precision << fit.out << fit.err;
+    const fs::path checkpoints = dir / precision / "lightning_logs" / "version_0" / "checkpoints";
+    ASSERT_TRUE(fs::exists(checkpoints)) << fit.out << fit.err;
+    const RunResult test =
+        run({"test", "--ckpt_path=" + fs::directory_iterator(checkpoints)->path().string(),
+             "--trainer.logger=false", "--trainer.enable_progress_bar=false",
+             "--trainer.limit_test_batches=40", "--trainer.precision=" + precision});
+    ASSERT_EQ(test.exit_code, 0) << precision << test.out << test.err;
+    // Chance is 0.1; the trained models reach 0.7-0.8 by then.
+    EXPECT_GT(table_value(test.out, "test_acc").value_or(-1), 0.6) << precision << test.out;
+  }
+}
+
 }  // namespace
 }  // namespace fulgur::testing
