@@ -44,6 +44,9 @@ void TrainingEpochLoop::update_lr_schedulers(const std::string& interval, bool p
   Trainer& t = trainer_;
   if (!t.module()->automatic_optimization()) return;
   if (interval == "step" && should_accumulate()) return;
+  // The optimizer did not step (inf/NaN gradients under loss scaling): neither do the
+  // schedulers that follow its steps.
+  if (interval == "step" && t.strategy().optimizer_step_skipped()) return;
   for (auto& config : t.lr_scheduler_configs()) {
     if (config.scheduler->needs_metric() != plateau || config.interval != interval) continue;
     const int64_t current = (interval == "step" ? batch_idx() : t.current_epoch()) + 1;

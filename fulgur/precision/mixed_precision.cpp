@@ -18,26 +18,59 @@ class AutocastForward : public ForwardScope {
 
 }  // namespace
 
-MixedPrecision::MixedPrecision(c10::ScalarType dtype, c10::DeviceType device) : dtype_(dtype) {
-  if (dtype != torch::kBFloat16) {
-    throw ConfigError(fmt::format(
-        "MixedPrecision({}): only bfloat16 (\"bf16-mixed\") is available; float16 "
-        "(\"16-mixed\") needs loss scaling, which is still to come",
-        c10::toString(dtype)));
+MixedPrecision::MixedPrecision(c10::ScalarType dtype, c10::DeviceType device,
+                               std::shared_ptr<GradScaler> scaler)
+    : dtype_(dtype), device_(device), scaler_(std::move(scaler)) {
+  if (dtype != torch::kBFloat16 && dtype != torch::kHalf) {
+    throw ConfigError(fmt::format("MixedPrecision takes bfloat16 or float16, not {}",
+                                  c10::toString(dtype)));
   }
-  set_device_type(device);
+  if (dtype == torch::kHalf && !scaler_) scaler_ = std::make_shared<GradScaler>();
+}
+
+std::string MixedPrecision::name() const {
+  return dtype_ == torch::kHalf ? "16-mixed" : "bf16-mixed";
 }
 
 void MixedPrecision::set_device_type(c10::DeviceType device) {
   if (!compat::AutocastScope::supports(device, dtype_)) {
-    throw ConfigError(fmt::format("precision=\"{}\" cannot autocast on {} with this LibTorch",
-                                  name(), c10::DeviceTypeName(device, /*lower_case=*/true)));
+    throw ConfigError(fmt::format(
+        "precision=\"{}\" cannot autocast on {} with this LibTorch (its CPU autocast knows "
+        "bfloat16 only); use \"bf16-mixed\"",
+        name(), c10::DeviceTypeName(device, /*lower_case=*/true)));
   }
   device_ = device;
 }
 
 std::unique_ptr<ForwardScope> MixedPrecision::forward_context() {
   return std::make_unique<AutocastForward>(device_, dtype_);
+}
+
+torch::Tensor MixedPrecision::pre_backward(const torch::Tensor& loss) {
+  return scaler_ ? scaler_->scale(loss) : loss;
+}
+
+torch::Tensor MixedPrecision::optimizer_step(torch::optim::Optimizer& optimizer,
+                                             const Closure& closure,
+                                             const std::function<void()>& after_closure) {
+  skipped_ = false;
+  if (!scaler_) return Precision::optimizer_step(optimizer, closure, after_closure);
+  // As PyTorch's GradScaler: the closure runs once (forward and the scaled backward), outside
+  // the optimizer, so that the gradients can be unscaled and checked before the step.
+  auto loss = closure ? closure() : torch::Tensor();
+  scaler_->unscale(optimizer);
+  if (after_closure) after_closure();
+  skipped_ = !scaler_->step(optimizer);
+  scaler_->update();
+  return loss;
+}
+
+c10::IValue MixedPrecision::state_dict() const {
+  return scaler_ ? scaler_->state_dict() : c10::IValue();
+}
+
+void MixedPrecision::load_state_dict(const c10::IValue& state) {
+  if (scaler_ && !state.isNone()) scaler_->load_state_dict(state);
 }
 
 }  // namespace fulgur

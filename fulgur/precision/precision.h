@@ -18,8 +18,6 @@ namespace fulgur {
 
 class Module;
 
-
-
 // Something active for the duration of a forward pass (an autocast region); ends on destruction.
 class ForwardScope {
  public:
@@ -51,6 +49,10 @@ class Precision {
   // or skips the step when gradients are not finite (mixed precision).
   virtual torch::Tensor optimizer_step(torch::optim::Optimizer& optimizer, const Closure& closure,
                                        const std::function<void()>& after_closure);
+
+  // Whether the last optimizer_step skipped the optimizer (gradients not finite under loss
+  // scaling); the Trainer then leaves the step-interval LR schedulers alone too.
+  virtual bool last_step_skipped() const { return false; }
 
   // Clips gradients in place: by total 2-norm or by value.
   virtual void clip_gradients(torch::optim::Optimizer& optimizer, double clip_val,

@@ -16,8 +16,7 @@ Registry<Precision>& precision_registry() {
     r->add("bf16-mixed", [] { return std::make_shared<MixedPrecision>(torch::kBFloat16); });
     r->add("bf16-true", [] { return std::make_shared<HalfPrecision>(torch::kBFloat16); });
     r->add("16-true", [] { return std::make_shared<HalfPrecision>(torch::kHalf); });
-    // float16 autocast needs the loss scaler, which comes in a later version.
-    r->add_planned("16-mixed");
+    r->add("16-mixed", [] { return std::make_shared<MixedPrecision>(torch::kHalf); });
     r->add_alias("16", "16-mixed");
     r->add_alias("bf16", "bf16-mixed");
     return r;

@@ -76,6 +76,8 @@ class Strategy {
   virtual void backward(const torch::Tensor& loss, Module* module = nullptr);
   virtual torch::Tensor optimizer_step(torch::optim::Optimizer& optimizer, const Closure& closure,
                                        const std::function<void()>& after_closure);
+  // True when the last optimizer_step was skipped (mixed precision found inf/NaN gradients).
+  bool optimizer_step_skipped() const { return precision_ && precision_->last_step_skipped(); }
   void clip_gradients(torch::optim::Optimizer& optimizer, double clip_val,
                       GradClipAlgorithm algorithm);
   // DDP's no_sync: while off, backward passes only accumulate gradients locally. The training

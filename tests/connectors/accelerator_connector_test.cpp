@@ -94,8 +94,8 @@ const char* kGpuDevicesHelp =
     "use a positive count (2), -1 for all, \"auto\", a string of ids (\"0,1\" or \"1,\") or a "
     "list of distinct ids ({0, 1})";
 const char* kPrecisions =
-    "\"16-true\", \"32\", \"32-true\", \"64\", \"64-true\", \"bf16\", \"bf16-mixed\", "
-    "\"bf16-true\"";
+    "\"16\", \"16-mixed\", \"16-true\", \"32\", \"32-true\", \"64\", \"64-true\", \"bf16\", "
+    "\"bf16-mixed\", \"bf16-true\"";
 
 // ---- defaults ----
 
@@ -381,13 +381,18 @@ TEST(AcceleratorConnector, UnknownPrecisionListsTheChoices) {
             std::string("precision=\"17\" is not a known precision; choose one of ") + kPrecisions);
 }
 
-TEST(AcceleratorConnector, SixteenMixedSaysItIsNotAvailableYet) {
-  EXPECT_EQ(error_of({.accelerator = "cpu", .precision = "16-mixed"}),
-            std::string("precision=\"16-mixed\" is not available in this build of fulgur yet; "
-                        "choose one of ") +
-                kPrecisions);
-  EXPECT_THAT(error_of({.accelerator = "cpu", .precision = "16"}),
-              HasSubstr("is not available in this build of fulgur yet"));
+TEST(AcceleratorConnector, SixteenMixedOnTheCpuNeedsFloat16Autocast) {
+  if (compat::AutocastScope::supports(c10::kCPU, torch::kHalf)) {
+    EXPECT_EQ(AcceleratorConnector({.accelerator = "cpu", .precision = "16"}).precision_name(),
+              "16-mixed");
+    return;
+  }
+  for (const char* name : {"16-mixed", "16"}) {
+    EXPECT_EQ(error_of({.accelerator = "cpu", .precision = name}),
+              "precision=\"16-mixed\" cannot autocast on cpu with this LibTorch (its CPU "
+              "autocast knows bfloat16 only); use \"bf16-mixed\"")
+        << name;
+  }
 }
 
 TEST(AcceleratorConnector, MixedPrecisionAutocastsOnTheAcceleratorsDevice) {

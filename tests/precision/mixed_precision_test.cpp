@@ -81,15 +81,14 @@ TEST(MixedPrecision, TheForwardComputesInBfloat16AndNothingElseChanges) {
   EXPECT_EQ(linear(x).scalar_type(), torch::kFloat32);
 }
 
-TEST(MixedPrecision, Float16WaitsForTheLossScaler) {
-  try {
-    MixedPrecision precision(torch::kHalf);
-    FAIL() << "expected ConfigError";
-  } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(),
-                 "MixedPrecision(Half): only bfloat16 (\"bf16-mixed\") is available; float16 "
-                 "(\"16-mixed\") needs loss scaling, which is still to come");
-  }
+TEST(MixedPrecision, Float16ComesWithALossScalerAndBfloat16WithoutOne) {
+  MixedPrecision half(torch::kHalf, c10::kCUDA);
+  EXPECT_EQ(half.name(), "16-mixed");
+  ASSERT_NE(half.scaler(), nullptr);
+  EXPECT_EQ(half.scaler()->current_scale(), 65536.0);
+  EXPECT_EQ(MixedPrecision().scaler(), nullptr);
+  EXPECT_TRUE(MixedPrecision().state_dict().isNone());
+  EXPECT_THROW(MixedPrecision(torch::kFloat64), ConfigError);
 }
 
 TEST(HalfPrecision, ModuleInputsAndTheForwardsDefaultDtypeAreBfloat16) {
