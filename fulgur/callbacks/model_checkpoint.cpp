@@ -171,11 +171,14 @@ bool ModelCheckpoint::should_skip(Trainer& trainer) const {
 
 bool ModelCheckpoint::save_on_train_epoch_end(Trainer& trainer) const {
   if (options_.save_on_train_epoch_end) return *options_.save_on_train_epoch_end;
-  // Lightning: with validation inside the epoch, or without validation at all, the epoch's
-  // end is the moment; otherwise validation's end is, so monitored values are fresh.
+  // Lightning's rule: validation every epoch, once, at its end (or no validation) → save at
+  // the epoch's end, after the Module's and EarlyStopping's on_train_epoch_end, so the
+  // checkpoint holds their state of this epoch and resumes at the next one. Validation less
+  // often than every epoch or several times per epoch → save at validation's end.
+  if (trainer.options().check_val_every_n_epoch.value_or(0) != 1) return false;
+  if (trainer.num_val_batches() == 0) return true;
   const auto& interval = trainer.options().val_check_interval;
-  if (!(interval.is_fraction() && std::get<double>(interval.value) == 1.0)) return false;
-  return trainer.num_val_batches() == 0;
+  return interval.is_fraction() && std::get<double>(interval.value) == 1.0;
 }
 
 bool ModelCheckpoint::epoch_due(Trainer& trainer) const {

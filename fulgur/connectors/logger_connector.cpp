@@ -163,6 +163,13 @@ void LoggerConnector::log_metrics(Metrics metrics, int64_t step) {
   for (const auto& logger : trainer_.loggers()) logger->log_metrics(metrics, step);
 }
 
+void LoggerConnector::set_callback_metric(const std::string& name, double value) {
+  // On the root device, like every logged value, so the one-transfer read still works.
+  callback_values_[name] =
+      torch::tensor(value, torch::dtype(torch::kDouble).device(trainer_.strategy().root_device()));
+  callback_dirty_ = true;
+}
+
 void LoggerConnector::reset() {
   train_results_.reset();
   eval_results_.reset();

@@ -56,6 +56,9 @@ class LoggerConnector {
 
   // Sends host values to every logger (rank 0), adding `epoch` when absent.
   void log_metrics(Metrics metrics, int64_t step);
+  // Sets a callback metric that was not logged through Module::log (LearningRateMonitor's
+  // rates), so monitoring callbacks can read it.
+  void set_callback_metric(const std::string& name, double value);
   // Clears every metric map (at the start of fit/validate/test).
   void reset();
 

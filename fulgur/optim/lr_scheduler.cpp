@@ -28,11 +28,34 @@ void LRScheduler::step(std::optional<double> metric) {
   }
   ++last_epoch_;
   ++step_count_;
-  std::vector<double> lrs = compute_lrs(metric);
-  auto& groups = optimizer_.param_groups();
-  if (lrs.size() != groups.size()) {
+  try {
+    apply_lrs(compute_lrs(metric));
+  } catch (...) {
     --last_epoch_;
     --step_count_;
+    throw;
+  }
+}
+
+void LRScheduler::initial_step() { apply_lrs(compute_lrs(std::nullopt)); }
+
+void LRScheduler::restart() {
+  const int64_t previous_epoch = last_epoch_;
+  last_epoch_ = 0;
+  ++step_count_;
+  try {
+    std::optional<std::vector<double>> closed = closed_form_lrs();
+    apply_lrs(closed ? std::move(*closed) : compute_lrs(std::nullopt));
+  } catch (...) {
+    last_epoch_ = previous_epoch;
+    --step_count_;
+    throw;
+  }
+}
+
+void LRScheduler::apply_lrs(std::vector<double> lrs) {
+  auto& groups = optimizer_.param_groups();
+  if (lrs.size() != groups.size()) {
     throw ConfigError(fmt::format(
         "{} computed {} learning rates for an optimizer with {} param groups; param groups "
         "must not be added after the scheduler is created",
@@ -40,6 +63,11 @@ void LRScheduler::step(std::optional<double> metric) {
   }
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
   last_lrs_ = std::move(lrs);
+}
+
+double LRScheduler::number_at(const c10::impl::GenericDict& state, const char* key) {
+  const c10::IValue v = state.at(key);
+  return v.isDouble() ? v.toDouble() : static_cast<double>(v.toInt());
 }
 
 namespace {
@@ -55,6 +83,7 @@ c10::List<double> to_list(const std::vector<double>& values) {
 c10::impl::GenericDict LRScheduler::state_dict() const {
   auto state = make_checkpoint_dict();
   save_settings(state);
+  save_extra_state(state);
   state.insert("base_lrs", to_list(base_lrs_));
   state.insert("last_epoch", last_epoch_);
   state.insert("verbose", false);
@@ -94,7 +123,10 @@ LRScheduler::SavedState LRScheduler::parse_state(const c10::impl::GenericDict& s
       throw fail(fmt::format("has no \"{}\"; was it saved from another scheduler?", key));
     }
   }
-  return {int_at("last_epoch"), int_at("_step_count"), rates_at("base_lrs"), rates_at("_last_lr")};
+  SavedState saved{int_at("last_epoch"), int_at("_step_count"), rates_at("base_lrs"),
+                   rates_at("_last_lr")};
+  check_extra_state(state, source);
+  return saved;
 }
 
 void LRScheduler::check_state_dict(const c10::impl::GenericDict& state,
@@ -105,6 +137,7 @@ void LRScheduler::check_state_dict(const c10::impl::GenericDict& state,
 void LRScheduler::load_state_dict(const c10::impl::GenericDict& state, const std::string& source) {
   SavedState saved = parse_state(state, source);
   load_settings(state);
+  load_extra_state(state);
   last_epoch_ = saved.last_epoch;
   step_count_ = saved.step_count;
   base_lrs_ = std::move(saved.base_lrs);

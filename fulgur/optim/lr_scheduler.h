@@ -4,9 +4,10 @@
 // optimizer's param groups. Schedulers that monitor a metric receive it in `step(metric)`.
 //
 // As in torch.optim.lr_scheduler, construction counts as period 0: `last_epoch()` is 0,
-// `get_last_lr()` holds the rates the param groups had (the base rates), and each `step()`
-// increments `last_epoch()` before computing the new rates. The scheduler keeps a reference to
-// the optimizer, which must outlive it.
+// `get_last_lr()` holds the rates of period 0 (the groups' rates, unless the scheduler starts
+// elsewhere, as LinearLR and OneCycleLR do), and each `step()` increments `last_epoch()` before
+// computing the new rates. A step() that throws leaves last_epoch() and the rates as they were.
+// The scheduler keeps a reference to the optimizer, which must outlive it.
 //
 // state_dict() uses torch.optim.lr_scheduler's names (base_lrs, last_epoch, _step_count,
 // _last_lr and the scheduler's own settings), so checkpoints read like Lightning's.
@@ -32,6 +33,7 @@ class LRScheduler {
   void step(std::optional<double> metric = std::nullopt);
   const std::vector<double>& get_last_lr() const { return last_lrs_; }
   int64_t last_epoch() const { return last_epoch_; }
+  torch::optim::Optimizer& optimizer() const { return optimizer_; }
 
   c10::impl::GenericDict state_dict() const;
   // Raises CheckpointError naming `source` when `state` is not this scheduler's (checked before
@@ -45,11 +47,30 @@ class LRScheduler {
   virtual void save_settings(c10::impl::GenericDict& state) const { (void)state; }
   // `state` was checked to hold every key save_settings writes, with numbers as values.
   virtual void load_settings(const c10::impl::GenericDict& state) { (void)state; }
+  // What is not a number (strings, lists, child schedulers) or not a setting (counters), also
+  // under PyTorch's names. check_extra_state raises CheckpointError naming `source` (see
+  // SchedulerStateReader), also for saved settings out of range, and runs before anything is
+  // loaded; load_extra_state runs only on a state that passed it.
+  virtual void save_extra_state(c10::impl::GenericDict& state) const { (void)state; }
+  virtual void check_extra_state(const c10::impl::GenericDict& state,
+                                 const std::string& source) const {
+    (void)state, (void)source;
+  }
+  virtual void load_extra_state(const c10::impl::GenericDict& state) { (void)state; }
 
   // Rates for every param group at period `last_epoch()` (already advanced).
   virtual std::vector<double> compute_lrs(std::optional<double> metric) = 0;
+  // PyTorch's _get_closed_form_lr: the rates at `last_epoch()` from base_lrs_ alone, for
+  // schedulers that have one. SequentialLR uses it when it hands over to the next scheduler.
+  virtual std::optional<std::vector<double>> closed_form_lrs() const { return std::nullopt; }
   // The rates the param groups hold right now (PyTorch's chainable form builds on them).
   std::vector<double> current_lrs() const;
+  // PyTorch's construction step, for schedulers whose period 0 is not simply the groups' rates:
+  // applies compute_lrs at period 0. Call it last in the constructor (compute_lrs is virtual).
+  void initial_step();
+
+  // A number that check_state_dict has already found at `key`.
+  static double number_at(const c10::impl::GenericDict& state, const char* key);
 
   torch::optim::Optimizer& optimizer_;
   std::vector<double> base_lrs_;
@@ -59,6 +80,9 @@ class LRScheduler {
   int64_t step_count_ = 1;
 
  private:
+  // SequentialLR rewinds, rebases and restarts the schedulers it holds, as PyTorch's does.
+  friend class SequentialLR;
+
   struct SavedState {
     int64_t last_epoch = 0;
     int64_t step_count = 0;
@@ -66,6 +90,11 @@ class LRScheduler {
     std::vector<double> last_lrs;
   };
   SavedState parse_state(const c10::impl::GenericDict& state, const std::string& source) const;
+  // Writes `lrs` into the groups and last_lrs_; raises ConfigError (changing nothing) when
+  // there is not one rate per group.
+  void apply_lrs(std::vector<double> lrs);
+  // PyTorch's deprecated step(0): period 0 again, with the closed form when there is one.
+  void restart();
 };
 
 }  // namespace fulgur

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "fulgur/errors.h"
+#include "fulgur/optim/scheduler_state_reader.h"
 
 namespace fulgur {
 
@@ -19,11 +22,19 @@ StepLR::StepLR(torch::optim::Optimizer& optimizer, int64_t step_size, double gam
 std::vector<double> StepLR::compute_lrs(std::optional<double> /*metric*/) {
   // PyTorch's chainable form: decay what the groups hold now, so a rate changed by the user
   // or by another scheduler is decayed rather than overwritten. Without such changes it
-  // equals base * gamma^(last_epoch / step_size).
+  // equals base * gamma^(last_epoch / step_size). Period 0 (construction, or the start under
+  // SequentialLR) keeps the groups' rates, as PyTorch's does.
   std::vector<double> lrs = current_lrs();
-  if (last_epoch_ % step_size_ == 0) {
+  if (last_epoch_ != 0 && last_epoch_ % step_size_ == 0) {
     for (auto& lr : lrs) lr *= gamma_;
   }
+  return lrs;
+}
+
+std::optional<std::vector<double>> StepLR::closed_form_lrs() const {
+  std::vector<double> lrs = base_lrs_;
+  const double decay = std::pow(gamma_, static_cast<double>(last_epoch_ / step_size_));
+  for (auto& lr : lrs) lr *= decay;
   return lrs;
 }
 
@@ -33,13 +44,14 @@ void StepLR::save_settings(c10::impl::GenericDict& state) const {
 }
 
 void StepLR::load_settings(const c10::impl::GenericDict& state) {
-  // Both are numbers (checked by LRScheduler::load_state_dict).
-  const auto number = [&](const char* key) {
-    const auto& v = state.at(key);
-    return v.isDouble() ? v.toDouble() : static_cast<double>(v.toInt());
-  };
-  step_size_ = static_cast<int64_t>(number("step_size"));
-  gamma_ = number("gamma");
+  step_size_ = static_cast<int64_t>(number_at(state, "step_size"));
+  gamma_ = number_at(state, "gamma");
+}
+
+void StepLR::check_extra_state(const c10::impl::GenericDict& state,
+                               const std::string& source) const {
+  SchedulerStateReader reader(state, source, name());
+  if (reader.number("step_size") < 1) reader.fail("has a step_size below 1");
 }
 
 }  // namespace fulgur

@@ -19,8 +19,12 @@ class StepLR : public LRScheduler {
 
  protected:
   std::vector<double> compute_lrs(std::optional<double> metric) override;
+  std::optional<std::vector<double>> closed_form_lrs() const override;
   void save_settings(c10::impl::GenericDict& state) const override;
   void load_settings(const c10::impl::GenericDict& state) override;
+  // A saved step_size below 1 would divide by zero.
+  void check_extra_state(const c10::impl::GenericDict& state,
+                         const std::string& source) const override;
 
  private:
   int64_t step_size_;

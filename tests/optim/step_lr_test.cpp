@@ -4,16 +4,14 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "fulgur/errors.h"
+#include "optim/python_reference.h"
 
 namespace fulgur {
 namespace {
@@ -66,36 +64,7 @@ std::vector<std::vector<double>> pytorch_step_lr(const StepLRCase& c) {
       fmt::arg("lrs", fmt::join(c.lrs, ", ")), fmt::arg("step_size", c.step_size),
       fmt::arg("gamma", gamma_arg), fmt::arg("steps", c.steps),
       fmt::arg("override_at", c.override_at), fmt::arg("override_lr", c.override_lr));
-  // One file per process: ctest may run these cases in parallel.
-  std::string path = ::testing::TempDir() + fmt::format("fulgur_step_lr_{}.py", ::getpid());
-  {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    EXPECT_NE(f, nullptr);
-    if (!f) return {};
-    std::fputs(script.c_str(), f);
-    std::fclose(f);
-  }
-  std::FILE* pipe = ::popen(fmt::format("/usr/bin/python3 '{}'", path).c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  if (!pipe) return {};
-  std::string out;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-  int status = ::pclose(pipe);
-  std::remove(path.c_str());
-  EXPECT_EQ(status, 0) << "python failed; output:\n" << out;
-  std::vector<std::vector<double>> rows;
-  std::istringstream lines(out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::vector<double> row;
-    double value;
-    while (fields >> value) row.push_back(value);
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return testing::number_rows(testing::run_python(script));
 }
 
 void PrintTo(const StepLRCase& c, std::ostream* out) { *out << c.label; }
@@ -244,6 +213,19 @@ TEST(StepLRTest, ForeignStateIsACheckpointErrorAndChangesNothing) {
   two_groups.insert_or_assign("base_lrs", c10::List<double>({0.1, 0.2}));
   EXPECT_THROW(target.check_state_dict(two_groups, "x.ckpt"), CheckpointError);
   EXPECT_EQ(target.last_epoch(), 0);
+}
+
+TEST(StepLRTest, ASavedStepSizeBelowOneIsACheckpointError) {
+  auto sgd = make_sgd({0.1});
+  StepLR scheduler(*sgd, 2);
+  auto state = scheduler.state_dict();
+  state.insert_or_assign("step_size", 0);
+  try {
+    scheduler.check_state_dict(state, "x.ckpt");
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    EXPECT_STREQ(e.what(), "x.ckpt: the state of scheduler StepLR has a step_size below 1");
+  }
 }
 
 }  // namespace

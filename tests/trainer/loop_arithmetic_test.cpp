@@ -236,20 +236,6 @@ TEST(LoopArithmetic, TooSmallFractionIsAnError) {
   }
 }
 
-// Records what reaches a logger.
-class MemoryLogger : public Logger {
- public:
-  std::string name() const override { return "memory"; }
-  std::string version() const override { return "version_0"; }
-  std::string save_dir() const override { return "."; }
-  std::string log_dir() const override { return "."; }
-  void log_metrics(const std::map<std::string, double>& metrics, int64_t step) override {
-    rows.emplace_back(step, metrics);
-  }
-  void log_hyperparams(const HParams&) override {}
-  std::vector<std::pair<int64_t, std::map<std::string, double>>> rows;
-};
-
 class LoggingModule : public RecordingModule {
  public:
   using RecordingModule::RecordingModule;

@@ -9,6 +9,7 @@
 #include "fulgur/callbacks/callback.h"
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/tensor_dataset.h"
+#include "fulgur/loggers/logger.h"
 #include "fulgur/module.h"
 #include "fulgur/optim/step_lr.h"
 #include "fulgur/trainer_options.h"
@@ -24,6 +25,20 @@ inline std::shared_ptr<DataLoader> make_loader(int64_t n, int64_t batch_size = 2
   return std::make_shared<DataLoader>(std::make_shared<TensorDataset>(x, y),
                                       DataLoaderOptions{.batch_size = batch_size});
 }
+
+// Records what reaches a logger: (step, metrics) per call.
+class MemoryLogger : public Logger {
+ public:
+  std::string name() const override { return "memory"; }
+  std::string version() const override { return "version_0"; }
+  std::string save_dir() const override { return "."; }
+  std::string log_dir() const override { return "."; }
+  void log_metrics(const std::map<std::string, double>& metrics, int64_t step) override {
+    rows.emplace_back(step, metrics);
+  }
+  void log_hyperparams(const HParams&) override {}
+  std::vector<std::pair<int64_t, std::map<std::string, double>>> rows;
+};
 
 // Options with nothing printed or written: no progress bar, summary, checkpoints or logger.
 inline TrainerOptions quiet(TrainerOptions o) {
