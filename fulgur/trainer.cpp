@@ -100,6 +100,7 @@ Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
     options_.logger = false;
   }
   max_epochs_ = options_.max_epochs;
+  accumulate_grad_batches_ = options_.accumulate_grad_batches;
   if (!max_epochs_) max_epochs_ = options_.max_steps == -1 ? 1000 : -1;
 
   strategy_ = AcceleratorConnector({.accelerator = options_.accelerator,
@@ -189,6 +190,13 @@ int64_t Trainer::global_step() const {
   return fit_loop_->epoch_loop.optim_progress.step.total.completed;
 }
 int64_t Trainer::batches_that_stepped() const { return fit_loop_->epoch_loop.batches_that_stepped; }
+void Trainer::set_accumulate_grad_batches(int64_t batches) {
+  if (batches < 1) {
+    throw ConfigError(fmt::format(
+        "accumulate_grad_batches={} is not valid: it must be a positive integer", batches));
+  }
+  accumulate_grad_batches_ = batches;
+}
 bool Trainer::can_stop_early() const { return fit_loop_->can_stop_early(); }
 bool Trainer::is_global_zero() const { return strategy_->is_global_zero(); }
 int Trainer::world_size() const { return strategy_->world_size(); }

@@ -110,7 +110,9 @@ class Trainer {
   int global_rank() const;
   std::optional<int64_t> max_epochs() const { return max_epochs_; }
   int64_t max_steps() const { return options_.max_steps; }
-  int64_t accumulate_grad_batches() const { return options_.accumulate_grad_batches; }
+  int64_t accumulate_grad_batches() const { return accumulate_grad_batches_; }
+  // GradientAccumulationScheduler changes it at epoch starts (Lightning's writable property).
+  void set_accumulate_grad_batches(int64_t batches);
   // Batches per epoch after limits; set when the corresponding loop starts.
   int64_t num_training_batches() const { return num_training_batches_; }
   int64_t num_val_batches() const { return num_val_batches_; }
@@ -196,6 +198,7 @@ class Trainer {
   RunningStage stage_ = RunningStage::Training;
   TrainerStatus status_ = TrainerStatus::Initializing;
   bool should_stop_ = false;
+  int64_t accumulate_grad_batches_ = 1;
   int64_t num_training_batches_ = 0;
   int64_t num_val_batches_ = 0;
   int64_t num_test_batches_ = 0;

@@ -24,6 +24,9 @@ class Accelerator {
   // Makes `device` current for this process (e.g. cudaSetDevice).
   virtual void setup_device(const c10::Device& device) = 0;
   virtual void teardown() {}
+  // Waits for the work queued on `device` (timing asynchronous devices); CPU work is done when
+  // the call returns.
+  virtual void synchronize(const c10::Device& device) const { (void)device; }
   // Numbers worth logging (memory in use, utilisation), by name.
   virtual std::map<std::string, double> device_stats(const c10::Device& device) const = 0;
 };

@@ -45,6 +45,10 @@ void CUDAAccelerator::setup_device(const c10::Device& device) {
 
 void CUDAAccelerator::teardown() { compat::cuda_empty_cache(); }
 
+void CUDAAccelerator::synchronize(const c10::Device& device) const {
+  compat::cuda_synchronize(device.has_index() ? device.index() : 0);
+}
+
 std::map<std::string, double> CUDAAccelerator::device_stats(const c10::Device& device) const {
   require_cuda(device);
   return compat::cuda_memory_stats(device.has_index() ? device.index() : 0);

@@ -14,6 +14,7 @@ class CUDAAccelerator : public Accelerator {
   std::vector<c10::Device> get_parallel_devices(const std::vector<int>& ids) const override;
   void setup_device(const c10::Device& device) override;
   void teardown() override;
+  void synchronize(const c10::Device& device) const override;
   std::map<std::string, double> device_stats(const c10::Device& device) const override;
 };
 

@@ -117,9 +117,7 @@ std::vector<std::string> LearningRateMonitor::names() const {
 
 void LearningRateMonitor::on_train_batch_start(Trainer& trainer, Module&, Batch&, int64_t) {
   if (options_.logging_interval == "epoch") return;
-  // As the loggers' own cadence: the step about to be taken is due every log_every_n_steps.
-  const int64_t every = std::max<int64_t>(trainer.options().log_every_n_steps, 1);
-  if ((trainer.batches_that_stepped() + 1) % every != 0 && !trainer.should_stop()) return;
+  if (!trainer.logger_connector().should_update_logs()) return;
   write(trainer, options_.logging_interval ? "any" : "step");
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "fulgur/loggers/logger.h"
 #include "fulgur/trainer.h"
 
 namespace fulgur {
@@ -13,6 +14,20 @@ std::string clock(double seconds) {
   const auto s = static_cast<int64_t>(seconds);
   return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
                    : fmt::format("{:02}:{:02}", s / 60, s % 60);
+}
+
+// ", v_num=N, key=value, ...": the logger's version (Lightning's v_num) and the prog_bar
+// metrics; reading them is the bar's one host sync per redraw.
+std::string metrics_text(Trainer& trainer) {
+  std::string text;
+  if (const Logger* logger = trainer.logger()) {
+    const std::string version = logger->version();
+    const std::string prefix = "version_";
+    text += ", v_num=" +
+            (version.rfind(prefix, 0) == 0 ? version.substr(prefix.size()) : version);
+  }
+  for (const auto& [k, v] : trainer.progress_bar_metrics()) text += fmt::format(", {}={:.4g}", k, v);
+  return text;
 }
 
 }  // namespace
@@ -33,18 +48,21 @@ void ProgressBar::update(Trainer& trainer, int64_t done, bool force) {
   last_draw_ = now;
   const double elapsed = std::chrono::duration<double>(now - bar_.started).count();
   const double rate = elapsed > 0 ? bar_.done / elapsed : 0;
+  // tqdm's layout, as Lightning's bar: "Epoch 0:  45%|#########           | 423/938
+  // [00:05<00:06, 80.10it/s, v_num=0, train_loss=0.512]".
+  const std::string remaining =
+      rate > 0 && bar_.total >= bar_.done ? clock((bar_.total - bar_.done) / rate) : "?";
   const int width = 20;
   const int filled = bar_.total > 0 ? static_cast<int>(width * bar_.done / bar_.total) : 0;
-  std::string line = fmt::format("\r{}: {:3}%|{}{}| {}/{} [{}, {:.2f}it/s", bar_.label,
-                                 bar_.total > 0 ? 100 * bar_.done / bar_.total : 0, std::string(filled, '#'),
-                                 std::string(width - filled, ' '), bar_.done, bar_.total, clock(elapsed),
-                                 rate);
-  if (bar_.with_metrics) {
-    for (const auto& [k, v] : trainer.progress_bar_metrics()) line += fmt::format(", {}={:.4g}", k, v);
-  }
+  std::string line = fmt::format(
+      "\r{}: {:3}%|{}{}| {}/{} [{}<{}, {:.2f}it/s", bar_.label,
+      bar_.total > 0 ? 100 * bar_.done / bar_.total : 0, std::string(filled, '#'),
+      std::string(width - filled, ' '), bar_.done, bar_.total, clock(elapsed), remaining, rate);
+  if (bar_.with_metrics) line += metrics_text(trainer);
   line += "]\x1b[K";
   std::fputs(line.c_str(), out_);
   std::fflush(out_);
+  line_open_ = true;
 }
 
 void ProgressBar::finish(Trainer& trainer) {
@@ -52,13 +70,12 @@ void ProgressBar::finish(Trainer& trainer) {
   if (interactive_) {
     update(trainer, bar_.done, /*force=*/true);
     std::fputs("\n", out_);
+    line_open_ = false;
   } else {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - bar_.started).count();
     std::string line = fmt::format("{}: {}/{} batches in {:.1f}s", bar_.label, bar_.done, bar_.total, elapsed);
-    if (bar_.with_metrics) {
-      for (const auto& [k, v] : trainer.progress_bar_metrics()) line += fmt::format(", {}={:.4g}", k, v);
-    }
+    if (bar_.with_metrics) line += metrics_text(trainer);
     std::fputs((line + "\n").c_str(), out_);
   }
   std::fflush(out_);
@@ -77,6 +94,11 @@ void ProgressBar::on_train_epoch_end(Trainer& trainer, Module&) { finish(trainer
 
 void ProgressBar::on_validation_start(Trainer& trainer, Module&) {
   paused_epoch_bar_ = bar_;
+  // The epoch's bar keeps its line; validation draws on the next one.
+  if (line_open_ && trainer.is_global_zero()) {
+    std::fputs("\n", out_);
+    line_open_ = false;
+  }
   start(trainer.sanity_checking() ? "Sanity Checking" : "Validation", trainer.num_val_batches(),
         false);
 }

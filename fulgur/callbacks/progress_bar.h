@@ -1,6 +1,7 @@
 #pragma once
 // ProgressBar: what a person watches while training. On a terminal it redraws one line per
-// stage at most 10 times a second (epoch, batch/total, elapsed, it/s, `prog_bar` metrics); when
+// stage at most 10 times a second (epoch, batch/total, elapsed<remaining, it/s, v_num and the
+// `prog_bar` metrics; validation inside an epoch on the next line); when
 // stdout is not a terminal it prints one plain line per finished epoch / evaluation instead.
 // Rank 0 only. Added by default when `enable_progress_bar` is on.
 #include <chrono>
@@ -49,6 +50,7 @@ class ProgressBar : public Callback {
   Bar bar_;
   Bar paused_epoch_bar_;  // the epoch's bar while a validation inside it runs
   std::chrono::steady_clock::time_point last_draw_;
+  bool line_open_ = false;  // a bar is drawn on the current line, not yet ended by "\n"
 };
 
 }  // namespace fulgur

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "fulgur/cli/callback_registry.h"
+#include "fulgur/cli/logger_registry.h"
 #include "fulgur/cli/suggest.h"
 #include "fulgur/cli/trainer_options_schema.h"
 #include "fulgur/errors.h"
@@ -44,16 +46,51 @@ struct KeyValue {
   OptionText value;
 };
 
+// A type that takes a bool and no number: the key given alone means true (`--trainer.logger`).
+bool stands_alone(const std::string& type) {
+  return type.starts_with("bool") && type.find("int") == std::string::npos;
+}
+
+bool is_bool_word(const std::string& text) {
+  try {
+    parse_bool_text(text);
+    return true;
+  } catch (const OptionParseError&) {
+    return false;
+  }
+}
+
+// Builds each entry, naming the entry in the errors its constructor raises.
+template <typename T>
+std::vector<std::shared_ptr<T>> build_all(const ComponentRegistry<T>& registry,
+                                          const ComponentList& list) {
+  std::vector<std::shared_ptr<T>> built;
+  for (size_t i = 0; i < list.entries().size(); ++i) {
+    try {
+      built.push_back(registry.build(*list.entries()[i].args));
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: {}", list.label(i), e.what()));
+    }
+  }
+  return built;
+}
+
 }  // namespace
 
 LightningCLI::LightningCLI(LightningCLIOptions options)
     : options_(std::move(options)),
       trainer_options_(options_.trainer_defaults),
-      seed_(options_.seed_everything) {
+      seed_(options_.seed_everything),
+      loggers_({.key = "trainer.logger",
+                .accepts_bool = true,
+                .default_enabled = options_.trainer_defaults.logger.enabled},
+               logger_registry()),
+      callbacks_({.key = "trainer.callbacks"}, callback_registry()) {
   schema_.add("seed_everything", seed_,
               "seed torch's generators and the data order before anything is built (null: no "
               "seeding)");
-  add_trainer_options(schema_, trainer_options_);
+  add_trainer_options(schema_, trainer_options_, "trainer",
+                      {.loggers = &loggers_, .callbacks = &callbacks_});
   schema_.add("ckpt_path", ckpt_path_,
               "checkpoint to resume fit from, or whose weights validate/test/predict use ("
               "best/last after a fit in this process)");
@@ -68,6 +105,29 @@ void LightningCLI::check_subcommand(const std::string& word) const {
   }
   throw ConfigError(
       fmt::format("unknown subcommand '{}'; choose one of {}", word, fmt::join(known, ", ")));
+}
+
+bool LightningCLI::is_subcommand(const std::string& word) const {
+  const auto& known = options_.subcommands;
+  return std::find(known.begin(), known.end(), word) != known.end();
+}
+
+void LightningCLI::build_components() {
+  const TrainerOptions& defaults = options_.trainer_defaults;
+  auto callbacks = defaults.callbacks;
+  for (auto& callback : build_all(callback_registry(), callbacks_)) {
+    callbacks.push_back(std::move(callback));
+  }
+  LoggerFlag logger = defaults.logger;
+  if (!loggers_.entries().empty()) {
+    logger = LoggerFlag(build_all(logger_registry(), loggers_));
+  } else if (!loggers_.enabled()) {
+    logger = LoggerFlag(false);
+  } else if (!defaults.logger.enabled) {
+    logger = LoggerFlag(true);
+  }
+  trainer_options_.callbacks = std::move(callbacks);
+  trainer_options_.logger = std::move(logger);
 }
 
 CLIAction LightningCLI::parse(int argc, const char* const* argv) {
@@ -86,6 +146,8 @@ CLIAction LightningCLI::parse(const std::vector<std::string>& args) {
   std::vector<std::string> configs;
   std::vector<KeyValue> assignments;
   subcommand_.clear();
+  loggers_.reset();
+  callbacks_.reset();
 
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -109,29 +171,35 @@ CLIAction LightningCLI::parse(const std::vector<std::string>& args) {
       const std::string key =
           arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
       const OptionSpec* option = schema_.find(key);
-      if (option == nullptr) {
+      if (option == nullptr && !schema_.accepts(key)) {
         schema_.set(key, std::nullopt);  // raises the unknown-key error with its suggestion
       }
       if (equals != std::string::npos) {
         assignments.push_back({key, arg.substr(equals + 1)});
         continue;
       }
-      const bool is_bool = option->type == "bool" || option->type == "bool|null";
       const bool has_next = i + 1 < args.size();
-      if (is_bool) {
-        // `--trainer.logger` alone means true; `--trainer.logger false` takes the word.
-        bool next_is_bool = false;
-        if (has_next) {
-          try {
-            parse_bool_text(args[i + 1]);
-            next_is_bool = true;
-          } catch (const OptionParseError&) {
-          }
+      const bool next_is_option =
+          has_next && args[i + 1].starts_with("--") && args[i + 1].size() > 2;
+      if (option == nullptr) {
+        // `--trainer.callbacks+ NAME`, `--trainer.callbacks.patience 5`.
+        if (!has_next || next_is_option) {
+          throw ConfigError(fmt::format("option --{} needs a value; write --{}=VALUE", key, key));
         }
-        assignments.push_back({key, next_is_bool ? args[++i] : std::string("true")});
+        assignments.push_back({key, args[++i]});
         continue;
       }
-      if (!has_next || (args[i + 1].starts_with("--") && args[i + 1].size() > 2)) {
+      if (stands_alone(option->type)) {
+        // `--trainer.logger` alone means true; `--trainer.logger false` takes the word, and
+        // `--trainer.logger CSVLogger` the class name (unless the word is a subcommand).
+        bool take_next = has_next && is_bool_word(args[i + 1]);
+        if (has_next && !take_next && option->structured != nullptr) {
+          take_next = !args[i + 1].starts_with("-") && !is_subcommand(args[i + 1]);
+        }
+        assignments.push_back({key, take_next ? args[++i] : std::string("true")});
+        continue;
+      }
+      if (!has_next || next_is_option) {
         throw ConfigError(fmt::format("option --{} needs a value ({}); write --{}=VALUE", key,
                                       option->type, key));
       }
@@ -170,7 +238,9 @@ CLIAction LightningCLI::parse(const std::vector<std::string>& args) {
   config_files_ = configs;
   trainer_options_.seed = seed_;
 
+  // As in LightningCLI, printing the configuration builds nothing.
   if (print_config) return CLIAction::PrintConfig;
+  build_components();
   if (seed_) ::fulgur::seed_everything(*seed_);  // the free function, not the getter
   return CLIAction::Run;
 }
@@ -193,6 +263,16 @@ std::string LightningCLI::help() const {
       "  --print_config        print the resolved configuration as YAML and exit\n"
       "\nkeys (--KEY=VALUE or --KEY VALUE; null = unset):\n";
   text += schema_.help_table();
+  text +=
+      "\ncallbacks (--trainer.callbacks+=NAME adds one, --trainer.callbacks.KEY=VALUE sets an init "
+      "arg\nof the last one; in a config file, trainer.callbacks: [{class_path: NAME, init_args: "
+      "{KEY: VALUE}}]):\n";
+  text += callbacks_.catalog_help();
+  text +=
+      "\nloggers (--trainer.logger=NAME chooses one, --trainer.logger+=NAME adds another,\n"
+      "--trainer.logger.KEY=VALUE sets an init arg of the last one; in a config file,\n"
+      "trainer.logger: {class_path: NAME, init_args: {KEY: VALUE}} or a list of them):\n";
+  text += loggers_.catalog_help();
   return text;
 }
 

@@ -11,6 +11,16 @@
 // order given, then the command-line keys in the order given (so the command line wins).
 // Both `--key=value` and `--key value` work; a bool key given alone means true.
 //
+// Callbacks and loggers are chosen by class name from callback_registry() and
+// logger_registry(), in jsonargparse's forms (see component_list.h):
+//   trainer: {callbacks: [{class_path: EarlyStopping, init_args: {monitor: val_loss}}],
+//             logger: {class_path: CSVLogger, init_args: {save_dir: logs}}}
+//   --trainer.callbacks+=EarlyStopping --trainer.callbacks.monitor=val_loss
+//   --trainer.logger=CSVLogger --trainer.logger.save_dir=logs
+// When parse returns Run they are built: trainer_options().callbacks holds trainer_defaults'
+// callbacks followed by the chosen ones, trainer_options().logger the chosen loggers (`true`
+// keeps trainer_defaults' logger).
+//
 // Guarantees: every mistake (unknown key or subcommand, bad value, unreadable or invalid YAML,
 // missing value) raises ConfigError with a one-line message naming what was wrong and the
 // nearest valid key; parse never prints, exits or aborts. `config_yaml()` is a complete config
@@ -20,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "fulgur/cli/component_list.h"
 #include "fulgur/cli/option_schema.h"
 #include "fulgur/trainer_options.h"
 
@@ -56,8 +67,9 @@ class LightningCLI {
     schema_.move_to_end("ckpt_path");
   }
 
-  // `args` excludes the program name. When the action is Run and a seed is set, calls
-  // seed_everything, as LightningCLI does before the model and data are built.
+  // `args` excludes the program name. When the action is Run, builds the chosen callbacks and
+  // loggers and, when a seed is set, calls seed_everything, as LightningCLI does before the
+  // model and data are built. Each parse starts the callback and logger lists afresh.
   CLIAction parse(const std::vector<std::string>& args);
   CLIAction parse(int argc, const char* const* argv);
 
@@ -69,6 +81,9 @@ class LightningCLI {
   const std::vector<std::string>& config_files() const { return config_files_; }
   OptionSchema& schema() { return schema_; }
   const OptionSchema& schema() const { return schema_; }
+  // The classes chosen under trainer.callbacks / trainer.logger, with their init args.
+  const ComponentList& callbacks() const { return callbacks_; }
+  const ComponentList& loggers() const { return loggers_; }
 
   std::string help() const;
   // The resolved configuration (all keys, current values) as YAML.
@@ -76,6 +91,9 @@ class LightningCLI {
 
  private:
   void check_subcommand(const std::string& word) const;
+  bool is_subcommand(const std::string& word) const;
+  // trainer_defaults' callbacks and logger, with the chosen ones built into them.
+  void build_components();
 
   LightningCLIOptions options_;
   TrainerOptions trainer_options_;
@@ -83,6 +101,9 @@ class LightningCLI {
   std::optional<std::string> ckpt_path_;
   std::string subcommand_;
   std::vector<std::string> config_files_;
+  // Before schema_, which points into them.
+  ComponentList loggers_;
+  ComponentList callbacks_;
   OptionSchema schema_;
 };
 

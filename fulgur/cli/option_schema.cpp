@@ -40,17 +40,12 @@ void emit(YAML::Emitter& out, const KeyTree& node) {
   out << YAML::BeginMap;
   for (const auto& child : node.children) {
     out << YAML::Key << child.name << YAML::Value;
-    if (child.option != nullptr) {
-      const OptionText text = child.option->current();
-      if (text && is_null_word(*text)) {
-        out << YAML::DoubleQuoted << *text;  // plain, YAML would read it back as null
-      } else if (text) {
-        out << *text;
-      } else {
-        out << YAML::Null;
-      }
-    } else {
+    if (child.option == nullptr) {
       emit(out, child);
+    } else if (child.option->structured != nullptr) {
+      child.option->structured->emit_yaml(out);
+    } else {
+      emit_option_text(out, child.option->current());
     }
   }
   out << YAML::EndMap;
@@ -63,6 +58,16 @@ std::string scalar_text(const YAML::Node& node, const std::string& key, const st
 }
 
 }  // namespace
+
+void emit_option_text(YAML::Emitter& out, const OptionText& text) {
+  if (text && is_null_word(*text)) {
+    out << YAML::DoubleQuoted << *text;  // plain, YAML would read it back as null
+  } else if (text) {
+    out << *text;
+  } else {
+    out << YAML::Null;
+  }
+}
 
 OptionSpec& OptionSchema::add(OptionSpec spec) {
   if (spec.key.empty() || spec.key.front() == '.' || spec.key.back() == '.') {
@@ -84,6 +89,18 @@ const OptionSpec* OptionSchema::find(const std::string& key) const {
   return nullptr;
 }
 
+const OptionSpec* OptionSchema::structured_owner(const std::string& key) const {
+  for (const auto& option : options_) {
+    if (option.structured == nullptr) continue;
+    if (key == option.key + "+" || key.starts_with(option.key + ".")) return &option;
+  }
+  return nullptr;
+}
+
+bool OptionSchema::accepts(const std::string& key) const {
+  return find(key) != nullptr || structured_owner(key) != nullptr;
+}
+
 void OptionSchema::move_to_end(const std::string& key) {
   auto it = std::find_if(options_.begin(), options_.end(),
                          [&](const OptionSpec& o) { return o.key == key; });
@@ -100,6 +117,30 @@ std::string OptionSchema::nearest_key(const std::string& key) const {
 void OptionSchema::set(const std::string& key, const OptionText& text, const std::string& origin) {
   const OptionSpec* option = find(key);
   if (option == nullptr) {
+    if (const OptionSpec* owner = structured_owner(key)) {
+      if (key == owner->key + "+") {
+        owner->structured->append(text, origin);
+      } else {
+        owner->structured->set_sub(key.substr(owner->key.size() + 1), text, origin);
+      }
+      return;
+    }
+    if (key.ends_with('+')) {
+      // `+=` on a key that holds one value, or on a mistyped list key.
+      const std::string base = key.substr(0, key.size() - 1);
+      if (contains(base)) {
+        throw ConfigError(fmt::format(
+            "option {}{} holds a single value; write {}=VALUE (+= only appends to lists)",
+            shown_key(base, origin), where(origin), shown_key(base, origin)));
+      }
+      const std::string nearest = nearest_key(base);
+      const OptionSpec* near = find(nearest);
+      if (near != nullptr && near->structured != nullptr) {
+        throw ConfigError(fmt::format("unknown option {}{}; did you mean {}+?",
+                                      shown_key(key, origin), where(origin),
+                                      shown_key(nearest, origin)));
+      }
+    }
     const std::string nearest = nearest_key(key);
     if (!nearest.empty()) {
       throw ConfigError(fmt::format("unknown option {}{}; did you mean {}?", shown_key(key, origin),
@@ -109,7 +150,11 @@ void OptionSchema::set(const std::string& key, const OptionText& text, const std
                                   shown_key(key, origin), where(origin)));
   }
   try {
-    option->assign(text);
+    if (option->structured != nullptr) {
+      option->structured->set_text(text, origin);
+    } else {
+      option->assign(text);
+    }
   } catch (const OptionParseError& e) {
     const std::string reason = e.what();
     throw ConfigError(fmt::format("invalid value {} for {}{}: expected {}{}", shown_value(text),
@@ -140,7 +185,10 @@ void OptionSchema::set_from_yaml(const std::string& yaml, const std::string& ori
           const std::string name = scalar_text(entry.first, prefix + "<key>", origin);
           const std::string key = prefix.empty() ? name : prefix + "." + name;
           const YAML::Node& value = entry.second;
-          if (value.IsMap()) {
+          const OptionSpec* option = find(key);
+          if (option != nullptr && option->structured != nullptr) {
+            option->structured->set_yaml(value, origin);
+          } else if (value.IsMap()) {
             walk(value, key);
           } else if (value.IsSequence()) {
             std::vector<std::string> items;
@@ -179,7 +227,8 @@ std::string OptionSchema::to_yaml() const {
   return std::string(out.c_str()) + "\n";
 }
 
-std::string OptionSchema::help_table() const {
+std::string OptionSchema::help_table(const std::string& indent,
+                                     const std::string& key_prefix) const {
   size_t key_width = 0;
   size_t type_width = 0;
   size_t default_width = 0;
@@ -188,15 +237,16 @@ std::string OptionSchema::help_table() const {
     std::string shown = option.default_value ? *option.default_value : "null";
     if (option.default_value && option.default_value->empty()) shown = "\"\"";
     defaults.push_back("default: " + shown);
-    key_width = std::max(key_width, option.key.size() + 2);
+    key_width = std::max(key_width, key_prefix.size() + option.key.size());
     type_width = std::max(type_width, option.type.size());
     default_width = std::max(default_width, defaults.back().size());
   }
   std::string text;
   for (size_t i = 0; i < options_.size(); ++i) {
     const auto& option = options_[i];
-    text += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {}\n", "--" + option.key, key_width, option.type,
-                        type_width, defaults[i], default_width, option.help);
+    text +=
+        fmt::format("{}{:<{}}  {:<{}}  {:<{}}  {}\n", indent, key_prefix + option.key, key_width,
+                    option.type, type_width, defaults[i], default_width, option.help);
   }
   return text;
 }

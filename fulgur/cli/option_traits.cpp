@@ -81,6 +81,31 @@ const std::string& require_text(const OptionText& text) {
   return *text;
 }
 
+std::vector<std::pair<std::string, std::string>> split_flow_map(const std::string& raw) {
+  const std::string text = trim(raw);
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') {
+    throw OptionParseError("write a map such as {0: 1, 4: 2}");
+  }
+  std::vector<std::pair<std::string, std::string>> items;
+  const std::string body = trim(text.substr(1, text.size() - 2));
+  if (body.empty()) return items;
+  size_t start = 0;
+  while (start <= body.size()) {
+    const size_t comma = body.find(',', start);
+    const std::string item =
+        body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos || trim(item.substr(0, colon)).empty() ||
+        item.find_first_of("{}[]") != std::string::npos) {
+      throw OptionParseError(fmt::format("'{}' is not a 'key: value' item", trim(item)));
+    }
+    items.emplace_back(trim(item.substr(0, colon)), trim(item.substr(colon + 1)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
 bool parse_bool_text(const std::string& raw) {
   const std::string text = lower(trim(raw));
   if (text == "true" || text == "yes" || text == "on" || text == "1") return true;

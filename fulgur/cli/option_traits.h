@@ -8,9 +8,12 @@
 // `OptionParseError` carrying an optional reason; OptionSchema turns it into a ConfigError that
 // names the key, the value and the expected type.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fulgur/accelerators/devices.h"
 #include "fulgur/trainer_options.h"
@@ -37,6 +40,9 @@ bool is_null_word(const std::string& text);
 
 // The text of a value that must not be null, or OptionParseError.
 const std::string& require_text(const OptionText& text);
+// The items of a YAML flow map of single values, "{0: 1, 4: 2}" (blanks trimmed, "{}" empty),
+// in order; OptionParseError for anything else.
+std::vector<std::pair<std::string, std::string>> split_flow_map(const std::string& text);
 
 template <typename T>
 struct OptionTraits;
@@ -106,6 +112,45 @@ struct OptionTraits<FastDevRun> {
   static std::string type_name() { return "bool|int"; }
   static FastDevRun parse(const OptionText& text);
   static OptionText render(const FastDevRun& value);
+};
+
+// A map of single values written as YAML's flow map, "{0: 1, 4: 2}" (in a config file a block
+// map works too): GradientAccumulationScheduler's `scheduling`. Keys must be distinct.
+template <typename K, typename V>
+struct OptionTraits<std::map<K, V>> {
+  static std::string type_name() {
+    return "{" + OptionTraits<K>::type_name() + ": " + OptionTraits<V>::type_name() + "}";
+  }
+  static std::map<K, V> parse(const OptionText& text) {
+    std::map<K, V> out;
+    for (const auto& [key_text, value_text] : split_flow_map(require_text(text))) {
+      const K key = parse_item<K>(key_text, "key '" + key_text + "'");
+      V value = parse_item<V>(value_text, "value '" + value_text + "' of key " + key_text);
+      if (!out.emplace(key, std::move(value)).second) {
+        throw OptionParseError("key " + key_text + " is given twice");
+      }
+    }
+    return out;
+  }
+  static OptionText render(const std::map<K, V>& value) {
+    std::string text;
+    for (const auto& [key, item] : value) {
+      text += (text.empty() ? "" : ", ") + item_text(OptionTraits<K>::render(key)) + ": " +
+              item_text(OptionTraits<V>::render(item));
+    }
+    return "{" + text + "}";
+  }
+
+ private:
+  template <typename T>
+  static T parse_item(const std::string& text, const std::string& what) {
+    try {
+      return OptionTraits<T>::parse(text);
+    } catch (const OptionParseError&) {
+      throw OptionParseError("bad " + what + ": expected " + OptionTraits<T>::type_name());
+    }
+  }
+  static std::string item_text(const OptionText& text) { return text.value_or("null"); }
 };
 
 template <typename T>

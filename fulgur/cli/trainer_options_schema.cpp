@@ -28,7 +28,8 @@ void add_named(OptionSchema& schema, const std::string& key, Flag& flag, std::st
 
 }  // namespace
 
-void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::string& prefix) {
+void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::string& prefix,
+                         TrainerComponentLists lists) {
   const auto key = [&prefix](const char* name) { return prefix + "." + name; };
 
   add_named(schema, key("accelerator"), o.accelerator,
@@ -41,16 +42,28 @@ void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::str
       schema, key("precision"), o.precision,
       "32-true, 64-true, 16-mixed, bf16-mixed, 16-true, bf16-true or an alias (null = 32-true)");
 
-  auto render_logger = [&o]() -> OptionText { return o.logger.enabled ? "true" : "false"; };
-  schema.add(OptionSpec{
-      .key = key("logger"),
-      .type = "bool",
-      .help = "log to <default_root_dir>/lightning_logs/version_N (false: no logger)",
-      .default_value = render_logger(),
-      .assign =
-          [&o](const OptionText& text) { o.logger = LoggerFlag(OptionTraits<bool>::parse(text)); },
-      .current = render_logger,
-  });
+  if (lists.loggers != nullptr) {
+    schema.add(lists.loggers->option_spec(
+        "true: <default_root_dir>/lightning_logs/version_N; false: none; or loggers by class "
+        "name (below)"));
+  } else {
+    auto render_logger = [&o]() -> OptionText { return o.logger.enabled ? "true" : "false"; };
+    schema.add(OptionSpec{
+        .key = key("logger"),
+        .type = "bool",
+        .help = "log to <default_root_dir>/lightning_logs/version_N (false: no logger)",
+        .default_value = render_logger(),
+        .assign =
+            [&o](const OptionText& text) {
+              o.logger = LoggerFlag(OptionTraits<bool>::parse(text));
+            },
+        .current = render_logger,
+    });
+  }
+  if (lists.callbacks != nullptr) {
+    schema.add(lists.callbacks->option_spec(
+        "callbacks by class name (below), run after the program's own"));
+  }
 
   schema.add(key("fast_dev_run"), o.fast_dev_run,
              "run N batches (true = 1) of each stage to find bugs; no checkpoints or logs");

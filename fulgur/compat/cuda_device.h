@@ -15,6 +15,9 @@ bool built_with_cuda();
 // Makes CUDA device `index` current for this thread (cudaSetDevice). Raises ConfigError in a
 // build without CUDA.
 void cuda_set_device(int index);
+// Waits until every kernel queued on CUDA device `index` has finished (for timing); nothing
+// without CUDA.
+void cuda_synchronize(int index);
 // Returns cached, unused blocks of the caching allocator to the driver; nothing without CUDA.
 void cuda_empty_cache();
 // The caching allocator's memory counters for device `index`, in bytes, under the names

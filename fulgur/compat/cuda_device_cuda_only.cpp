@@ -12,6 +12,11 @@ bool built_with_cuda() { return true; }
 
 void cuda_set_device(int index) { c10::cuda::set_device(static_cast<c10::DeviceIndex>(index)); }
 
+void cuda_synchronize(int index) {
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
+  c10::cuda::device_synchronize();
+}
+
 void cuda_empty_cache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
 
 std::map<std::string, double> cuda_memory_stats(int index) {

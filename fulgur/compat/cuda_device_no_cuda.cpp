@@ -11,6 +11,8 @@ void cuda_set_device(int index) {
                     "or rebuild against a CUDA LibTorch (CMAKE_PREFIX_PATH)");
 }
 
+void cuda_synchronize(int index) { (void)index; }
+
 void cuda_empty_cache() {}
 
 std::map<std::string, double> cuda_memory_stats(int index) {

@@ -163,6 +163,11 @@ void LoggerConnector::log_metrics(Metrics metrics, int64_t step) {
   for (const auto& logger : trainer_.loggers()) logger->log_metrics(metrics, step);
 }
 
+bool LoggerConnector::should_update_logs() const {
+  const int64_t every = std::max<int64_t>(trainer_.options().log_every_n_steps, 1);
+  return (trainer_.batches_that_stepped() + 1) % every == 0 || trainer_.should_stop();
+}
+
 void LoggerConnector::set_callback_metric(const std::string& name, double value) {
   // On the root device, like every logged value, so the one-transfer read still works.
   callback_values_[name] =

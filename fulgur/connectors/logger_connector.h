@@ -56,6 +56,9 @@ class LoggerConnector {
 
   // Sends host values to every logger (rank 0), adding `epoch` when absent.
   void log_metrics(Metrics metrics, int64_t step);
+  // Lightning's should_update_logs: the step about to be counted is due every
+  // log_every_n_steps, or training is stopping.
+  bool should_update_logs() const;
   // Sets a callback metric that was not logged through Module::log (LearningRateMonitor's
   // rates), so monitoring callbacks can read it.
   void set_callback_metric(const std::string& name, double value);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fulgur/loggers/logger.h"
+#include "fulgur/loggers/version_directory.h"
 
 namespace fulgur {
 
@@ -33,9 +34,9 @@ class CSVLogger : public Logger {
   explicit CSVLogger(CSVLoggerOptions options = {});
   ~CSVLogger() override;
   std::string name() const override { return options_.name; }
-  std::string version() const override;
+  std::string version() const override { return dir_.version(); }
   std::string save_dir() const override { return options_.save_dir; }
-  std::string log_dir() const override;
+  std::string log_dir() const override { return dir_.path(); }
   void log_metrics(const std::map<std::string, double>& metrics, int64_t step) override;
   // Merges into the hyperparameters logged so far and rewrites hparams.yaml.
   void log_hyperparams(const HParams& params) override;
@@ -49,14 +50,11 @@ class CSVLogger : public Logger {
     std::map<std::string, double> values;
   };
 
-  int resolve_version() const;
-  void ensure_log_dir();
   void write_hparams();
   void write_metrics();
 
   CSVLoggerOptions options_;
-  mutable std::optional<int> version_;
-  bool log_dir_created_ = false;
+  VersionDirectory dir_;
   std::vector<Row> rows_;  // logged, not yet on disk
   int64_t log_calls_ = 0;
   std::set<std::string> columns_;          // every key logged so far, with "step"

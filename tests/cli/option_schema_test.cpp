@@ -2,6 +2,7 @@
 #include "fulgur/cli/option_schema.h"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "fulgur/errors.h"
 
@@ -155,6 +156,75 @@ TEST_F(OptionSchemaTest, MoveToEndKeepsAKeyLast) {
   schema.move_to_end("model.lr");
   EXPECT_EQ(schema.options().back().key, "model.lr");
   EXPECT_EQ(schema.options().front().key, "model.hidden");
+}
+
+TEST_F(OptionSchemaTest, HelpTableTakesAnIndentAndAKeyPrefix) {
+  OptionSchema args;
+  int64_t patience = 3;
+  args.add("patience", patience, "checks to wait");
+  EXPECT_EQ(args.help_table("    ", ""), "    patience  int  default: 3  checks to wait\n");
+  EXPECT_EQ(args.help_table(), "  --patience  int  default: 3  checks to wait\n");
+}
+
+// Records what the schema hands a structured option.
+struct RecordingOption : StructuredOption {
+  std::vector<std::string> calls;
+  void set_text(const OptionText& text, const std::string& origin) override {
+    calls.push_back("text " + text.value_or("<null>") + " @" + origin);
+  }
+  void set_yaml(const YAML::Node& value, const std::string& origin) override {
+    calls.push_back("yaml " + YAML::Dump(value) + " @" + origin);
+  }
+  void append(const OptionText& text, const std::string& origin) override {
+    calls.push_back("append " + text.value_or("<null>") + " @" + origin);
+  }
+  void set_sub(const std::string& sub, const OptionText& text, const std::string& origin) override {
+    calls.push_back("sub " + sub + "=" + text.value_or("<null>") + " @" + origin);
+  }
+  void emit_yaml(YAML::Emitter& out) const override {
+    out << YAML::Flow << YAML::BeginSeq << "x" << YAML::EndSeq;
+  }
+};
+
+TEST_F(OptionSchemaTest, StructuredOptionsGetTheirValueWholeAndTheKeysBelow) {
+  RecordingOption list;
+  schema.add(OptionSpec{.key = "trainer.things",
+                        .type = "list[Thing]",
+                        .help = "things",
+                        .default_value = std::nullopt,
+                        .assign = [](const OptionText&) {},
+                        .current = [] { return OptionText(); },
+                        .structured = &list});
+  EXPECT_TRUE(schema.accepts("trainer.things"));
+  EXPECT_TRUE(schema.accepts("trainer.things+"));
+  EXPECT_TRUE(schema.accepts("trainer.things.size"));
+  EXPECT_TRUE(schema.accepts("trainer.things.init_args.size"));
+  EXPECT_FALSE(schema.accepts("trainer.thingsx"));
+  EXPECT_FALSE(schema.accepts("model.lr+"));
+
+  schema.set("trainer.things", "A");
+  schema.set("trainer.things+", "B");
+  schema.set("trainer.things.size", "3");
+  schema.set("trainer.things.init_args.size", std::nullopt, "config a.yaml");
+  schema.set_from_yaml("trainer:\n  things:\n    - {class_path: C}\n  max_epochs: 2\n",
+                       "config b.yaml");
+  EXPECT_EQ(list.calls, (std::vector<std::string>{
+                            "text A @",
+                            "append B @",
+                            "sub size=3 @",
+                            "sub init_args.size=<null> @config a.yaml",
+                            "yaml - {class_path: C} @config b.yaml",
+                        }));
+  EXPECT_EQ(f.epochs, 2);
+  EXPECT_NE(schema.to_yaml().find("  things: [x]\n"), std::string::npos) << schema.to_yaml();
+
+  EXPECT_EQ(error_of([&] { schema.set("trainer.max_epochs+", "3"); }),
+            "option --trainer.max_epochs holds a single value; write --trainer.max_epochs=VALUE "
+            "(+= only appends to lists)");
+  EXPECT_EQ(error_of([&] { schema.set("trainer.thing+", "A"); }),
+            "unknown option --trainer.thing+; did you mean --trainer.things+?");
+  EXPECT_EQ(error_of([&] { schema.set("trainer.thing+", "A", "config c.yaml"); }),
+            "unknown option trainer.thing+ in config c.yaml; did you mean trainer.things+?");
 }
 
 }  // namespace

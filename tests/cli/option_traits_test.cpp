@@ -113,5 +113,36 @@ TEST(OptionTraits, OptionalAcceptsNull) {
   EXPECT_EQ(OptionTraits<Opt>::render(7), "7");
 }
 
+TEST(OptionTraits, MapsAreFlowMapsOfValues) {
+  using Schedule = std::map<int64_t, int64_t>;
+  EXPECT_EQ(OptionTraits<Schedule>::type_name(), "{int: int}");
+  EXPECT_EQ(parse<Schedule>("{0: 1, 4: 2}"), (Schedule{{0, 1}, {4, 2}}));
+  EXPECT_EQ(parse<Schedule>(" {4:2,0:1} "), (Schedule{{0, 1}, {4, 2}}));
+  EXPECT_TRUE(parse<Schedule>("{}").empty());
+  EXPECT_EQ(OptionTraits<Schedule>::render(Schedule{{4, 2}, {0, 1}}), "{0: 1, 4: 2}");
+  EXPECT_EQ(OptionTraits<Schedule>::render(Schedule{}), "{}");
+  EXPECT_EQ(OptionTraits<Schedule>::parse(OptionTraits<Schedule>::render(Schedule{{3, 8}})),
+            (Schedule{{3, 8}}));
+  using Weights = std::map<std::string, double>;
+  EXPECT_EQ(OptionTraits<Weights>::type_name(), "{string: float}");
+
+  const auto reason = [](const char* text) -> std::string {
+    try {
+      parse<Schedule>(text);
+    } catch (const OptionParseError& e) {
+      return e.what();
+    }
+    return "<no OptionParseError>";
+  };
+  EXPECT_EQ(reason("0: 1"), "write a map such as {0: 1, 4: 2}");
+  EXPECT_EQ(reason("{0 1}"), "'0 1' is not a 'key: value' item");
+  EXPECT_EQ(reason("{0: 1,}"), "'' is not a 'key: value' item");
+  EXPECT_EQ(reason("{0: {1: 2}}"), "'0: {1: 2}' is not a 'key: value' item");
+  EXPECT_EQ(reason("{a: 1}"), "bad key 'a': expected int");
+  EXPECT_EQ(reason("{0: x}"), "bad value 'x' of key 0: expected int");
+  EXPECT_EQ(reason("{1: 2, 1: 3}"), "key 1 is given twice");
+  EXPECT_THROW(OptionTraits<Schedule>::parse(std::nullopt), OptionParseError);
+}
+
 }  // namespace
 }  // namespace fulgur

@@ -1,0 +1,198 @@
+#include "fulgur/cli/callback_registry.h"
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "fulgur/callbacks/device_stats_monitor.h"
+#include "fulgur/callbacks/early_stopping.h"
+#include "fulgur/callbacks/gradient_accumulation_scheduler.h"
+#include "fulgur/callbacks/learning_rate_monitor.h"
+#include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/callbacks/model_summary.h"
+#include "fulgur/callbacks/on_exception_checkpoint.h"
+#include "fulgur/callbacks/throughput_monitor.h"
+#include "fulgur/callbacks/timer.h"
+
+namespace fulgur {
+namespace {
+
+// Callbacks whose constructors take plain values get a small options struct here.
+struct GradientAccumulationSchedulerArgs {
+  std::map<int64_t, int64_t> scheduling;
+};
+struct ModelSummaryArgs {
+  int max_depth = 1;
+};
+struct TimerArgs {
+  std::optional<std::string> duration;
+};
+
+// A duration written as seconds (Lightning takes a timedelta; a number is what text carries).
+void add_seconds(OptionSchema& args, const std::string& key,
+                 std::optional<std::chrono::duration<double>>& field, std::string help) {
+  using Seconds = std::optional<double>;
+  auto render = [&field]() -> OptionText {
+    return OptionTraits<Seconds>::render(field ? Seconds(field->count()) : std::nullopt);
+  };
+  args.add(OptionSpec{
+      .key = key,
+      .type = OptionTraits<Seconds>::type_name(),
+      .help = std::move(help),
+      .default_value = render(),
+      .assign =
+          [&field](const OptionText& text) {
+            const Seconds seconds = OptionTraits<Seconds>::parse(text);
+            if (seconds) {
+              field = std::chrono::duration<double>(*seconds);
+            } else {
+              field.reset();
+            }
+          },
+      .current = render,
+  });
+}
+
+void bind_early_stopping(OptionSchema& a, EarlyStoppingOptions& o) {
+  a.add("monitor", o.monitor, "the logged metric to watch (required)");
+  a.add("min_delta", o.min_delta, "the least change that counts as an improvement");
+  a.add("patience", o.patience, "checks without improvement before stopping");
+  a.add("verbose", o.verbose, "print each check's outcome");
+  a.add("mode", o.mode, "min or max: which direction improves");
+  a.add("strict", o.strict, "a missing metric is an error (false: the check is skipped)");
+  a.add("check_finite", o.check_finite, "stop when the metric is NaN or infinite");
+  a.add("stopping_threshold", o.stopping_threshold, "stop once the metric is better than this");
+  a.add("divergence_threshold", o.divergence_threshold, "stop once the metric is worse than this");
+  a.add("check_on_train_epoch_end", o.check_on_train_epoch_end,
+        "check at the training epoch's end (null: decided at setup, as Lightning)");
+}
+
+void bind_learning_rate_monitor(OptionSchema& a, LearningRateMonitorOptions& o) {
+  a.add("logging_interval", o.logging_interval,
+        "step or epoch (null: as each scheduler's interval)");
+  a.add("log_momentum", o.log_momentum, "also log momentum (Adam's beta1)");
+  a.add("log_weight_decay", o.log_weight_decay, "also log weight decay");
+}
+
+void bind_model_checkpoint(OptionSchema& a, ModelCheckpointOptions& o) {
+  a.add("dirpath", o.dirpath, "where checkpoints go (\"\": <log_dir>/checkpoints)");
+  a.add("filename", o.filename, "file name template (\"\": {epoch}-{step})");
+  a.add("monitor", o.monitor, "metric that ranks checkpoints (\"\": keep the latest)");
+  a.add("mode", o.mode, "min or max: which direction is better");
+  a.add("save_last", o.save_last, "also keep last.ckpt");
+  a.add("save_top_k", o.save_top_k, "how many best checkpoints to keep (-1: all, 0: none)");
+  a.add("save_weights_only", o.save_weights_only, "save only the weights");
+  a.add("auto_insert_metric_name", o.auto_insert_metric_name,
+        "write {val_loss} as val_loss=0.12 in file names");
+  a.add("every_n_train_steps", o.every_n_train_steps, "save every N optimizer steps");
+  a.add("every_n_epochs", o.every_n_epochs,
+        "save every N epochs (null: 1 unless another trigger is set)");
+  add_seconds(a, "train_time_interval", o.train_time_interval,
+              "save after this many seconds of training");
+  a.add("save_on_train_epoch_end", o.save_on_train_epoch_end,
+        "save at the training epoch's end (null: Lightning's rule)");
+  a.add("enable_version_counter", o.enable_version_counter,
+        "name a colliding file -v1, -v2, ... (false: overwrite)");
+}
+
+void bind_on_exception_checkpoint(OptionSchema& a, OnExceptionCheckpointOptions& o) {
+  a.add("dirpath", o.dirpath, "where the checkpoint goes (required)");
+  a.add("filename", o.filename, "file name without .ckpt");
+}
+
+void bind_device_stats_monitor(OptionSchema& a, DeviceStatsMonitorOptions& o) {
+  a.add("cpu_stats", o.cpu_stats, "also log the CPU's statistics on a CUDA run");
+}
+
+void bind_gradient_accumulation_scheduler(OptionSchema& a, GradientAccumulationSchedulerArgs& o) {
+  a.add("scheduling", o.scheduling,
+        "epoch -> batches accumulated from that epoch on, e.g. {0: 1, 4: 2} (required)");
+}
+
+void bind_throughput_monitor(OptionSchema& a, ThroughputMonitorOptions& o) {
+  // batch_size_fn is code: the size of a batch's first dimension is used.
+  a.add("window_size", o.window_size, "batches the rates are averaged over (>= 2)");
+  a.add("separator", o.separator, "joins the parts of the metric names");
+}
+
+void bind_model_summary(OptionSchema& a, ModelSummaryArgs& o) {
+  a.add("max_depth", o.max_depth, "layers shown, by depth of nesting");
+}
+
+void bind_timer(OptionSchema& a, TimerArgs& o) {
+  a.add(OptionSpec{
+      .key = "duration",
+      .type = "string|null",
+      .help = "stop training after this long, as DD:HH:MM:SS (required)",
+      .default_value = std::nullopt,
+      .assign =
+          [&o](const OptionText& text) {
+            auto duration = OptionTraits<std::optional<std::string>>::parse(text);
+            if (duration) {
+              try {
+                Timer::parse(*duration);
+              } catch (const ConfigError&) {
+                throw OptionParseError("write DD:HH:MM:SS, e.g. 00:12:00:00");
+              }
+            }
+            o.duration = std::move(duration);
+          },
+      .current = [&o]() -> OptionText { return o.duration; },
+  });
+}
+
+std::shared_ptr<Callback> make_timer(const TimerArgs& o) {
+  if (!o.duration) {
+    throw ConfigError("Timer needs `duration`: how long training may run, as DD:HH:MM:SS");
+  }
+  return std::make_shared<Timer>(Timer::parse(*o.duration));
+}
+
+template <typename C, typename Options>
+std::shared_ptr<Callback> make_callback(const Options& options) {
+  return std::make_shared<C>(options);
+}
+
+}  // namespace
+
+ComponentRegistry<Callback>& callback_registry() {
+  static ComponentRegistry<Callback>* registry = [] {
+    auto* r = new ComponentRegistry<Callback>("callback");
+    r->add<EarlyStoppingOptions>(
+        "EarlyStopping", "stops fitting when a monitored metric stops improving",
+        bind_early_stopping, make_callback<EarlyStopping, EarlyStoppingOptions>);
+    r->add<LearningRateMonitorOptions>(
+        "LearningRateMonitor", "logs each optimizer's learning rate while fitting",
+        bind_learning_rate_monitor, make_callback<LearningRateMonitor, LearningRateMonitorOptions>);
+    r->add<ModelCheckpointOptions>(
+        "ModelCheckpoint", "saves checkpoints while fitting (the latest, or the best k)",
+        bind_model_checkpoint, make_callback<ModelCheckpoint, ModelCheckpointOptions>);
+    r->add<OnExceptionCheckpointOptions>(
+        "OnExceptionCheckpoint", "saves a checkpoint when fit fails or stops on a signal",
+        bind_on_exception_checkpoint,
+        make_callback<OnExceptionCheckpoint, OnExceptionCheckpointOptions>);
+    r->add<DeviceStatsMonitorOptions>(
+        "DeviceStatsMonitor", "logs the accelerator's memory statistics during training",
+        bind_device_stats_monitor, make_callback<DeviceStatsMonitor, DeviceStatsMonitorOptions>);
+    r->add<GradientAccumulationSchedulerArgs>(
+        "GradientAccumulationScheduler", "changes accumulate_grad_batches by epoch",
+        bind_gradient_accumulation_scheduler,
+        [](const GradientAccumulationSchedulerArgs& o) -> std::shared_ptr<Callback> {
+          return std::make_shared<GradientAccumulationScheduler>(o.scheduling);
+        });
+    r->add<ThroughputMonitorOptions>(
+        "ThroughputMonitor", "logs batches and samples per second during training",
+        bind_throughput_monitor, make_callback<ThroughputMonitor, ThroughputMonitorOptions>);
+    r->add<ModelSummaryArgs>("ModelSummary", "prints the model's layers when fit starts",
+                             bind_model_summary,
+                             [](const ModelSummaryArgs& o) -> std::shared_ptr<Callback> {
+                               return std::make_shared<ModelSummary>(o.max_depth);
+                             });
+    r->add<TimerArgs>("Timer", "stops training after a given time", bind_timer, make_timer);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace fulgur
