@@ -206,6 +206,7 @@ const Metrics& LoggerConnector::progress_bar_metrics() {
 Metrics LoggerConnector::to_host(const std::map<std::string, torch::Tensor>& tensors) {
   Metrics out;
   if (tensors.empty()) return out;
+  ++host_reads_;
   // One transfer for all values: a single host sync instead of one per metric.
   std::vector<torch::Tensor> parts;
   parts.reserve(tensors.size());

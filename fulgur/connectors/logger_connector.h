@@ -68,16 +68,21 @@ class LoggerConnector {
   const Metrics& callback_metrics();
   const Metrics& progress_bar_metrics();
   const Metrics& logged_metrics() const { return logged_metrics_; }
+  // How many times logged values were read to the host (each a device sync on CUDA): once per
+  // logger write, epoch end or metric-map read, never per step.
+  int64_t host_reads() const { return host_reads_; }
 
  private:
   ResultCollection& active_results();
   // Makes values visible in the metric maps; returns those meant for the loggers.
   std::map<std::string, torch::Tensor> publish(
       const std::map<std::string, ResultCollection::Value>& values);
-  static Metrics to_host(const std::map<std::string, torch::Tensor>& tensors);
+  // One device-to-host transfer for all of `tensors` (counted in host_reads_).
+  Metrics to_host(const std::map<std::string, torch::Tensor>& tensors);
 
   Trainer& trainer_;
   const char* current_fx_ = nullptr;
+  int64_t host_reads_ = 0;
   int64_t batch_size_ = 1;
   ResultCollection train_results_;
   ResultCollection eval_results_;

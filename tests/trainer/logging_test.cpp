@@ -2,6 +2,7 @@
 // where logging is not allowed.
 #include <gtest/gtest.h>
 
+#include "fulgur/connectors/logger_connector.h"
 #include "fulgur/errors.h"
 #include "fulgur/trainer.h"
 #include "trainer/recording.h"
@@ -101,6 +102,37 @@ TEST(Logging, SanityCheckValuesAreDiscarded) {
   Trainer t(quiet({.max_epochs = 1, .check_val_every_n_epoch = 2, .num_sanity_val_steps = 2}));
   t.fit(module);
   EXPECT_EQ(t.callback_metrics().count("val_metric"), 0u);
+}
+
+// Logged tensors stay on the device: they are read to the host (a device sync on CUDA) when a
+// logger writes, at epoch ends or when someone reads a metric map, never once per step.
+class LogsEveryStep : public RecordingModule {
+ public:
+  using RecordingModule::RecordingModule;
+  torch::Tensor training_step(Batch& batch, int64_t idx) override {
+    auto loss = RecordingModule::training_step(batch, idx);
+    log("train_loss", loss);
+    log("doubled", loss * 2);
+    return loss;
+  }
+};
+
+TEST(Logging, ValuesAreReadToTheHostOnlyWhenALoggerWrites) {
+  auto host_reads = [](int64_t log_every_n_steps) {
+    Calls calls;
+    LogsEveryStep module(calls, 40, 0);  // 20 steps
+    module.with_scheduler = false;
+    auto logger = std::make_shared<MemoryLogger>();
+    TrainerOptions o = quiet({.max_epochs = 1, .log_every_n_steps = log_every_n_steps});
+    o.logger = logger;
+    Trainer t(o);
+    t.fit(module);
+    EXPECT_EQ(logger->rows.size(), static_cast<size_t>(20 / log_every_n_steps));
+    return t.logger_connector().host_reads();
+  };
+  EXPECT_EQ(host_reads(5), 4);  // steps 4, 9, 14, 19: both values in one transfer each
+  EXPECT_EQ(host_reads(10), 2);
+  EXPECT_EQ(host_reads(1), 20);
 }
 
 }  // namespace
