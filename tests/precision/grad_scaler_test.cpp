@@ -148,6 +148,16 @@ class GradScalerTrainerTest : public testing::TempDirTest {
         torch::kBFloat16, c10::kCPU,
         std::make_shared<GradScaler>(GradScalerOptions{.init_scale = 1024}));
   }
+  // One quiet CPU epoch under `precision`.
+  static TrainerOptions options(std::shared_ptr<MixedPrecision> precision) {
+    return {.accelerator = "cpu",
+            .precision = std::move(precision),
+            .logger = false,
+            .max_epochs = 1,
+            .enable_checkpointing = false,
+            .enable_progress_bar = false,
+            .enable_model_summary = false};
+  }
   std::shared_ptr<DataLoader> data() {
     torch::manual_seed(1);
     auto x = torch::randn({16, 2});
@@ -159,13 +169,7 @@ class GradScalerTrainerTest : public testing::TempDirTest {
 TEST_F(GradScalerTrainerTest, ASkippedStepLeavesWeightsAndSchedulerAloneAndBacksOff) {
   auto mixed = precision();
   Poisoned model(/*bad_step=*/1);
-  Trainer trainer({.accelerator = "cpu",
-                   .precision = mixed,
-                   .logger = false,
-                   .max_epochs = 1,
-                   .enable_checkpointing = false,
-                   .enable_progress_bar = false,
-                   .enable_model_summary = false});
+  Trainer trainer(options(mixed));
   trainer.fit(model, data());
   ASSERT_EQ(model.weights_before.size(), 4u);
   // Step 1 was skipped: the weights before step 2 are those before step 1.
@@ -184,13 +188,7 @@ TEST_F(GradScalerTrainerTest, ASkippedStepLeavesWeightsAndSchedulerAloneAndBacks
 TEST_F(GradScalerTrainerTest, TheScalerStateGoesIntoTheCheckpointAndComesBack) {
   auto mixed = precision();
   Poisoned model(/*bad_step=*/0);
-  Trainer trainer({.accelerator = "cpu",
-                   .precision = mixed,
-                   .logger = false,
-                   .max_epochs = 1,
-                   .enable_checkpointing = false,
-                   .enable_progress_bar = false,
-                   .enable_model_summary = false});
+  Trainer trainer(options(mixed));
   trainer.fit(model, data());
   const std::string path = this->path("scaled.ckpt");
   trainer.save_checkpoint(path);
@@ -198,13 +196,9 @@ TEST_F(GradScalerTrainerTest, TheScalerStateGoesIntoTheCheckpointAndComesBack) {
 
   auto again = precision();
   Poisoned resumed(/*bad_step=*/-1);
-  Trainer second({.accelerator = "cpu",
-                  .precision = again,
-                  .logger = false,
-                  .max_epochs = 2,
-                  .enable_checkpointing = false,
-                  .enable_progress_bar = false,
-                  .enable_model_summary = false});
+  TrainerOptions two_epochs = options(again);
+  two_epochs.max_epochs = 2;
+  Trainer second(two_epochs);
   second.fit(resumed, data(), nullptr, path);
   // Restored at 512 with 3 good steps behind it, then 4 more good ones (interval 2000).
   EXPECT_EQ(again->scaler()->current_scale(), 512.0);
