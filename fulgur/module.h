@@ -25,6 +25,9 @@ namespace fulgur {
 class Trainer;
 class Callback;
 class DataLoader;
+namespace metrics {
+class Metric;
+}  // namespace metrics
 
 
 
@@ -44,6 +47,11 @@ class Module : public torch::nn::Module {
   void log(const std::string& name, const torch::Tensor& value, LogOptions options = {});
   void log(const std::string& name, double value, LogOptions options = {});
   void log_dict(const std::map<std::string, torch::Tensor>& values, LogOptions options = {});
+  // A metric object, as Lightning logs torchmetrics: the step value is the metric's value on
+  // this batch; the epoch value is compute() over the epoch's updates (synchronised across
+  // ranks), after which the Trainer resets the metric.
+  void log(const std::string& name, const std::shared_ptr<metrics::Metric>& metric,
+           LogOptions options = {});
 
   // ---- optimization ----
   bool automatic_optimization() const { return automatic_optimization_; }

@@ -6,6 +6,7 @@
 
 #include <ATen/Context.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
@@ -76,6 +77,25 @@ void validate_options(const TrainerOptions& o) {
     require(std::get<int64_t>(v.value) >= 1,
             fmt::format("val_check_interval={} is not valid: a count must be >= 1", v.to_string()));
   }
+}
+
+// Lightning logs the Module's and the DataModule's hyperparameters together; a key both hold
+// with different values is an error.
+HParams merge_hparams(const HParams& module, const DataModule* datamodule) {
+  if (datamodule == nullptr) return module;
+  HParams merged = module;
+  std::vector<std::string> conflicts;
+  for (const auto& [key, value] : datamodule->hparams()) {
+    auto [it, inserted] = merged.emplace(key, value);
+    if (!inserted && it->second != value) conflicts.push_back(key);
+  }
+  if (!conflicts.empty()) {
+    throw MisconfigurationError(fmt::format(
+        "Error while merging hparams: the keys {} are present in both the Module's and the "
+        "DataModule's hparams but have different values",
+        fmt::join(conflicts, ", ")));
+  }
+  return merged;
 }
 
 bool is_zero(const BatchCount& c) {
@@ -311,6 +331,18 @@ void Trainer::run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Bo
   status_ = TrainerStatus::Running;
   should_stop_ = false;
   module_ = &module;
+  // A stage run inside another trainer's running stage (the tuner's trials) hands the module
+  // back to that trainer when it ends.
+  struct Reattach {
+    Module& module;
+    Trainer* outer;
+    ~Reattach() {
+      if (outer != nullptr) module.trainer_ = outer;
+    }
+  } reattach{module, module.trainer_ != nullptr && module.trainer_ != this &&
+                             module.trainer_->status() == TrainerStatus::Running
+                         ? module.trainer_
+                         : nullptr};
   module.trainer_ = this;
   datamodule_ = datamodule;
   auto run = [&] {
@@ -438,12 +470,13 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_training(*path);
   }
   if (is_global_zero()) {
-    for (const auto& logger : loggers_) logger->log_hyperparams(module_->hparams());
+    const HParams hparams = merge_hparams(module_->hparams(), datamodule_);
+    for (const auto& logger : loggers_) logger->log_hyperparams(hparams);
   }
-  FULGUR_CALL_HOOK(*this, on_fit_start);
-
   given_train_loader_ = std::move(train);
   given_val_loader_ = std::move(val);
+  FULGUR_CALL_HOOK(*this, on_fit_start);
+
   // Sanity check: a few validation batches before training, so a broken validation_step
   // fails in seconds rather than after an epoch. Not when resuming (it ran the first time), and
   // with the generators isolated, so training's random streams do not depend on it.

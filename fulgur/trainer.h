@@ -130,6 +130,10 @@ class Trainer {
 
   Module* module() const { return module_; }
   DataModule* datamodule() const { return datamodule_; }
+  // The loaders passed to fit() (null when the DataModule or the Module's hooks provide them);
+  // set before on_fit_start, so the tuner's callbacks can train on the same data.
+  const std::shared_ptr<DataLoader>& given_train_dataloader() const { return given_train_loader_; }
+  const std::shared_ptr<DataLoader>& given_val_dataloader() const { return given_val_loader_; }
 
   // ---- for the loops and the Module (Lightning's trainer internals) ----
   LoggerConnector& logger_connector() { return *logger_connector_; }

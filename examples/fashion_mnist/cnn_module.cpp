@@ -63,7 +63,9 @@ torch::Tensor CNNModule::predict_step(fulgur::Batch& batch, int64_t /*batch_idx*
 }
 
 fulgur::OptimizerConfig CNNModule::configure_optimizers() {
-  return std::make_shared<torch::optim::Adam>(parameters(), torch::optim::AdamOptions(config_.lr));
+  // The rate comes from the hparams, where the LearningRateFinder writes its suggestion.
+  const double lr = std::get<double>(hparams().at("lr"));
+  return std::make_shared<torch::optim::Adam>(parameters(), torch::optim::AdamOptions(lr));
 }
 
 }  // namespace fashion_mnist

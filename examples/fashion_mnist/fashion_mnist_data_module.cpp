@@ -48,6 +48,8 @@ FashionMNISTDataModule::FashionMNISTDataModule(FashionMNISTDataConfig config)
     throw fulgur::ConfigError(
         fmt::format("data.num_workers must not be negative, got {}", config_.num_workers));
   }
+  // The loaders read the size from here, where the BatchSizeFinder writes what it found.
+  save_hyperparameters({{"batch_size", config_.batch_size}});
 }
 
 void FashionMNISTDataModule::setup(const std::string& stage) {
@@ -72,8 +74,9 @@ void FashionMNISTDataModule::setup(const std::string& stage) {
 std::shared_ptr<fulgur::DataLoader> FashionMNISTDataModule::loader(
     std::shared_ptr<const fulgur::Dataset> dataset, bool shuffle) const {
   if (!dataset) return nullptr;
+  const auto batch_size = std::get<int64_t>(hparams().at("batch_size"));
   return std::make_shared<fulgur::DataLoader>(
-      std::move(dataset), fulgur::DataLoaderOptions{.batch_size = config_.batch_size,
+      std::move(dataset), fulgur::DataLoaderOptions{.batch_size = batch_size,
                                                     .shuffle = shuffle,
                                                     .seed = config_.seed,
                                                     .num_workers = config_.num_workers});

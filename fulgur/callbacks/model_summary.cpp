@@ -40,14 +40,18 @@ std::string type_name(const torch::nn::Module& m) {
 
 std::string ModelSummary::summarize(const Module& module) const {
   struct Row {
-    std::string name, type, params;
+    std::string name, type, params, mode;
   };
   std::vector<Row> rows;
+  int64_t in_train_mode = 0, in_eval_mode = 0;
   for (const auto& item : module.named_modules("", /*include_self=*/false)) {
+    // Lightning counts the modes of every submodule, shown or not.
+    (item.value()->is_training() ? in_train_mode : in_eval_mode) += 1;
     const auto depth = std::count(item.key().begin(), item.key().end(), '.') + 1;
     if (max_depth_ >= 0 && depth > max_depth_) continue;
     rows.push_back({item.key(), type_name(*item.value()),
-                    human(count(item.value()->parameters(), false))});
+                    human(count(item.value()->parameters(), false)),
+                    item.value()->is_training() ? "train" : "eval"});
   }
   size_t wn = 4, wt = 4, wp = 6;
   for (const auto& r : rows) {
@@ -55,13 +59,13 @@ std::string ModelSummary::summarize(const Module& module) const {
     wp = std::max(wp, r.params.size());
   }
   const size_t wi = std::to_string(rows.size()).size();
-  std::string out = fmt::format("{:<{}} | {:<{}} | {:<{}} | {:<{}}\n", "", wi, "Name", wn, "Type",
-                                wt, "Params", wp);
-  const std::string rule(wi + wn + wt + wp + 9, '-');
+  std::string out = fmt::format("{:<{}} | {:<{}} | {:<{}} | {:<{}} | Mode\n", "", wi, "Name", wn,
+                                "Type", wt, "Params", wp);
+  const std::string rule(wi + wn + wt + wp + 16, '-');
   out += rule + "\n";
   for (size_t i = 0; i < rows.size(); ++i) {
-    out += fmt::format("{:<{}} | {:<{}} | {:<{}} | {:<{}}\n", i, wi, rows[i].name, wn,
-                       rows[i].type, wt, rows[i].params, wp);
+    out += fmt::format("{:<{}} | {:<{}} | {:<{}} | {:<{}} | {}\n", i, wi, rows[i].name, wn,
+                       rows[i].type, wt, rows[i].params, wp, rows[i].mode);
   }
   out += rule + "\n";
   const auto params = module.parameters();
@@ -72,6 +76,8 @@ std::string ModelSummary::summarize(const Module& module) const {
   out += fmt::format("{:<10}Non-trainable params\n", human(total - trainable));
   out += fmt::format("{:<10}Total params\n", human(total));
   out += fmt::format("{:<10.3f}Total estimated model params size (MB)\n", bytes / 1e6);
+  out += fmt::format("{:<10}Modules in train mode\n", in_train_mode);
+  out += fmt::format("{:<10}Modules in eval mode\n", in_eval_mode);
   return out;
 }
 

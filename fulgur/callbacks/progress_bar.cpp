@@ -1,5 +1,6 @@
 #include "fulgur/callbacks/progress_bar.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -30,6 +31,13 @@ std::string metrics_text(Trainer& trainer) {
   return text;
 }
 
+// The terminal's width in columns; 0 when unknown (not a terminal, or it does not say).
+size_t terminal_columns(std::FILE* out) {
+  struct winsize size {};
+  if (::ioctl(::fileno(out), TIOCGWINSZ, &size) == 0) return size.ws_col;
+  return 0;
+}
+
 }  // namespace
 
 ProgressBar::ProgressBar(std::FILE* out, int interactive)
@@ -52,14 +60,27 @@ void ProgressBar::update(Trainer& trainer, int64_t done, bool force) {
   // [00:05<00:06, 80.10it/s, v_num=0, train_loss=0.512]".
   const std::string remaining =
       rate > 0 && bar_.total >= bar_.done ? clock((bar_.total - bar_.done) / rate) : "?";
-  const int width = 20;
-  const int filled = bar_.total > 0 ? static_cast<int>(width * bar_.done / bar_.total) : 0;
-  std::string line = fmt::format(
-      "\r{}: {:3}%|{}{}| {}/{} [{}<{}, {:.2f}it/s", bar_.label,
-      bar_.total > 0 ? 100 * bar_.done / bar_.total : 0, std::string(filled, '#'),
-      std::string(width - filled, ' '), bar_.done, bar_.total, clock(elapsed), remaining, rate);
-  if (bar_.with_metrics) line += metrics_text(trainer);
-  line += "]\x1b[K";
+  const std::string head =
+      fmt::format("{}: {:3}%|", bar_.label, bar_.total > 0 ? 100 * bar_.done / bar_.total : 0);
+  std::string tail = fmt::format("| {}/{} [{}<{}, {:.2f}it/s", bar_.done, bar_.total,
+                                 clock(elapsed), remaining, rate);
+  if (bar_.with_metrics) tail += metrics_text(trainer);
+  tail += "]";
+  // As tqdm: the bar shrinks to keep the line within the terminal, and what still does not fit
+  // is cut, so the line never wraps (a wrapped line cannot be redrawn in place). The last
+  // column stays free: writing into it wraps on some terminals.
+  const size_t columns = terminal_columns(out_);
+  size_t width = 20;
+  if (columns > 0) {
+    const size_t text = head.size() + tail.size() + 1;
+    width = std::min(width, columns > text ? columns - text : 0);
+  }
+  const auto filled = static_cast<size_t>(
+      bar_.total > 0 ? static_cast<double>(width) * bar_.done / bar_.total : 0);
+  std::string line =
+      "\r" + head + std::string(filled, '#') + std::string(width - filled, ' ') + tail;
+  if (columns > 0 && line.size() > columns) line.resize(columns);  // "\r" + columns - 1
+  line += "\x1b[K";
   std::fputs(line.c_str(), out_);
   std::fflush(out_);
   line_open_ = true;
@@ -99,8 +120,11 @@ void ProgressBar::on_validation_start(Trainer& trainer, Module&) {
     std::fputs("\n", out_);
     line_open_ = false;
   }
-  start(trainer.sanity_checking() ? "Sanity Checking" : "Validation", trainer.num_val_batches(),
-        false);
+  int64_t total = trainer.num_val_batches();
+  // The sanity check runs num_sanity_val_steps batches (-1: all of them).
+  const int64_t sanity_steps = trainer.options().num_sanity_val_steps;
+  if (trainer.sanity_checking() && sanity_steps >= 0) total = std::min(total, sanity_steps);
+  start(trainer.sanity_checking() ? "Sanity Checking" : "Validation", total, false);
 }
 
 void ProgressBar::on_validation_batch_end(Trainer& trainer, Module&, Batch&, int64_t batch_idx) {

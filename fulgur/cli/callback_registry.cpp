@@ -5,9 +5,11 @@
 #include <optional>
 #include <string>
 
+#include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
 #include "fulgur/callbacks/gradient_accumulation_scheduler.h"
+#include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/learning_rate_monitor.h"
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
@@ -116,6 +118,25 @@ void bind_throughput_monitor(OptionSchema& a, ThroughputMonitorOptions& o) {
   a.add("separator", o.separator, "joins the parts of the metric names");
 }
 
+void bind_learning_rate_finder(OptionSchema& a, LRFinderOptions& o) {
+  a.add("min_lr", o.min_lr, "the smallest learning rate tried");
+  a.add("max_lr", o.max_lr, "the largest learning rate tried");
+  a.add("num_training_steps", o.num_training, "optimizer steps of the search, one rate each");
+  a.add("mode", o.mode, "exponential or linear: how the rate grows from step to step");
+  a.add("early_stop_threshold", o.early_stop_threshold,
+        "stop once the loss exceeds this multiple of the best (null: never)");
+  a.add("update_attr", o.update_attr, "train at the suggestion (written to the Module's hparams)");
+  a.add("attr_name", o.attr_name, "the hparam holding the rate (\"\": lr or learning_rate)");
+}
+
+void bind_batch_size_finder(OptionSchema& a, BatchSizeFinderOptions& o) {
+  a.add("mode", o.mode, "power (double until out of memory) or binsearch (then bisect)");
+  a.add("steps_per_trial", o.steps_per_trial, "training steps (and validation batches) per size");
+  a.add("init_val", o.init_val, "the first batch size tried");
+  a.add("max_trials", o.max_trials, "the most sizes tried");
+  a.add("batch_arg_name", o.batch_arg_name, "the hparam the data hooks read the size from");
+}
+
 void bind_model_summary(OptionSchema& a, ModelSummaryArgs& o) {
   a.add("max_depth", o.max_depth, "layers shown, by depth of nesting");
 }
@@ -189,6 +210,12 @@ ComponentRegistry<Callback>& callback_registry() {
                              [](const ModelSummaryArgs& o) -> std::shared_ptr<Callback> {
                                return std::make_shared<ModelSummary>(o.max_depth);
                              });
+    r->add<LRFinderOptions>(
+        "LearningRateFinder", "searches a learning rate when fit starts, then trains at it",
+        bind_learning_rate_finder, make_callback<LearningRateFinder, LRFinderOptions>);
+    r->add<BatchSizeFinderOptions>(
+        "BatchSizeFinder", "searches the largest batch size that fits when fit starts",
+        bind_batch_size_finder, make_callback<BatchSizeFinder, BatchSizeFinderOptions>);
     r->add<TimerArgs>("Timer", "stops training after a given time", bind_timer, make_timer);
     return r;
   }();

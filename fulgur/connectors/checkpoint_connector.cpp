@@ -137,7 +137,7 @@ FitLoopState parse_fit_loop(const CheckpointDict& checkpoint, const std::string&
 
 }  // namespace
 
-c10::impl::GenericDict CheckpointConnector::module_state_dict(const Module& module) {
+c10::impl::GenericDict CheckpointConnector::module_state_dict(const torch::nn::Module& module) {
   auto d = make_checkpoint_dict();
   for (const auto& p : module.named_parameters(/*recurse=*/true)) d.insert(p.key(), p.value().detach());
   for (const auto& b : module.named_buffers(/*recurse=*/true)) d.insert(b.key(), b.value().detach());
@@ -222,7 +222,7 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   return c;
 }
 
-void CheckpointConnector::check_module_state_dict(const Module& module,
+void CheckpointConnector::check_module_state_dict(const torch::nn::Module& module,
                                                   const c10::impl::GenericDict& state,
                                                   bool strict, const std::string& source) {
   std::vector<std::string> missing, mismatched, unexpected;
@@ -261,7 +261,7 @@ void CheckpointConnector::check_module_state_dict(const Module& module,
   }
 }
 
-void CheckpointConnector::load_module_state_dict(Module& module,
+void CheckpointConnector::load_module_state_dict(torch::nn::Module& module,
                                                  const c10::impl::GenericDict& state, bool strict,
                                                  const std::string& source) {
   check_module_state_dict(module, state, strict, source);

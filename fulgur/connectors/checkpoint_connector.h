@@ -8,6 +8,10 @@
 
 #include "fulgur/io/checkpoint_io.h"
 
+namespace torch::nn {
+class Module;
+}  // namespace torch::nn
+
 namespace fulgur {
 
 class Module;
@@ -30,13 +34,15 @@ class CheckpointConnector {
   void restore_training(const std::string& path);
 
   // Module weights as the checkpoint's `state_dict`: named_parameters then named_buffers.
-  static c10::impl::GenericDict module_state_dict(const Module& module);
+  static c10::impl::GenericDict module_state_dict(const torch::nn::Module& module);
   // Raises CheckpointError naming `source` listing missing/unexpected keys (when strict) and
   // shape mismatches; changes nothing.
-  static void check_module_state_dict(const Module& module, const c10::impl::GenericDict& state,
-                                      bool strict, const std::string& source);
-  static void load_module_state_dict(Module& module, const c10::impl::GenericDict& state,
-                                     bool strict, const std::string& source);
+  static void check_module_state_dict(const torch::nn::Module& module,
+                                      const c10::impl::GenericDict& state, bool strict,
+                                      const std::string& source);
+  static void load_module_state_dict(torch::nn::Module& module,
+                                     const c10::impl::GenericDict& state, bool strict,
+                                     const std::string& source);
 
  private:
   CheckpointDict load_model_checkpoint(const std::string& path);

@@ -7,6 +7,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "fulgur/data/data_loader.h"
+#include "fulgur/hparams.h"
 
 namespace fulgur {
 
@@ -27,6 +28,14 @@ class DataModule {
   // State stored in checkpoints under name(); None (the default) stores nothing.
   virtual c10::IValue state_dict() { return c10::IValue(); }
   virtual void load_state_dict(const c10::IValue& state) { (void)state; }
+
+  // Hyperparameters, as LightningDataModule's save_hyperparameters: the tuner's batch-size
+  // finder reads and writes `batch_size` here when the Module's hparams lack it.
+  void save_hyperparameters(HParams hparams) { hparams_ = std::move(hparams); }
+  const HParams& hparams() const { return hparams_; }
+
+ private:
+  HParams hparams_;
 };
 
 }  // namespace fulgur

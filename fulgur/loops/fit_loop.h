@@ -21,6 +21,7 @@ class FitLoop {
   FitLoop(Trainer& trainer, EvaluationLoop& val_loop);
 
   void set_train_dataloader(std::shared_ptr<DataLoader> loader) { loader_ = std::move(loader); }
+  const std::shared_ptr<DataLoader>& train_dataloader() const { return loader_; }
   // After setup: runs the epochs (the sanity check and on_train_start/end belong to the Trainer).
   void run();
   bool done() const;

@@ -34,6 +34,8 @@ class GradScaler {
   // Steps `optimizer` unless its gradients were not finite; returns whether it stepped.
   // Unscales first if `unscale` was not called for this step.
   bool step(torch::optim::Optimizer& optimizer);
+  // Whether `unscale` ran for the step in progress.
+  bool unscaled() const { return unscaled_; }
   // After each step: backoff when it was skipped, growth after growth_interval good steps.
   void update();
 

@@ -58,11 +58,15 @@ torch::Tensor MixedPrecision::optimizer_step(torch::optim::Optimizer& optimizer,
   // As PyTorch's GradScaler: the closure runs once (forward and the scaled backward), outside
   // the optimizer, so that the gradients can be unscaled and checked before the step.
   auto loss = closure ? closure() : torch::Tensor();
-  scaler_->unscale(optimizer);
+  unscale_gradients(optimizer);  // unless Fabric's clip_gradients did already
   if (after_closure) after_closure();
   skipped_ = !scaler_->step(optimizer);
   scaler_->update();
   return loss;
+}
+
+void MixedPrecision::unscale_gradients(torch::optim::Optimizer& optimizer) {
+  if (scaler_ && !scaler_->unscaled()) scaler_->unscale(optimizer);
 }
 
 c10::IValue MixedPrecision::state_dict() const {

@@ -36,6 +36,7 @@ class MixedPrecision : public Precision {
   torch::Tensor optimizer_step(torch::optim::Optimizer& optimizer, const Closure& closure,
                                const std::function<void()>& after_closure) override;
   bool last_step_skipped() const override { return skipped_; }
+  void unscale_gradients(torch::optim::Optimizer& optimizer) override;
   c10::IValue state_dict() const override;
   void load_state_dict(const c10::IValue& state) override;
 

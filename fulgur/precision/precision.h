@@ -54,6 +54,10 @@ class Precision {
   // scaling); the Trainer then leaves the step-interval LR schedulers alone too.
   virtual bool last_step_skipped() const { return false; }
 
+  // Gradients back to their true values before they are clipped outside a step (Fabric's
+  // clip_gradients); nothing to do without loss scaling.
+  virtual void unscale_gradients(torch::optim::Optimizer& optimizer) { (void)optimizer; }
+
   // Clips gradients in place: by total 2-norm or by value.
   virtual void clip_gradients(torch::optim::Optimizer& optimizer, double clip_val,
                               GradClipAlgorithm algorithm);

@@ -55,7 +55,7 @@ void DDPStrategy::setup_environment() {
   ParallelStrategy::setup_environment();
 }
 
-void DDPStrategy::setup_module(Module& module) {
+void DDPStrategy::setup_module(torch::nn::Module& module) {
   ParallelStrategy::setup_module(module);
   if (process_group() == nullptr) return;
   {
@@ -96,7 +96,9 @@ torch::Tensor DDPStrategy::training_step(Module& module, Batch& batch, int64_t b
 }
 
 void DDPStrategy::backward(const torch::Tensor& loss, Module* module) {
-  if (reducer_ && module != nullptr && !module->automatic_optimization() && backward_sync_) {
+  // Automatic optimization prepared in training_step; manual optimization and Fabric (no
+  // Module) prepare here.
+  if (reducer_ && backward_sync_ && (module == nullptr || !module->automatic_optimization())) {
     reducer_->prepare_for_forward();
     reducer_->prepare_for_backward(loss);
   }

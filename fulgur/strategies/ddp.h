@@ -42,7 +42,7 @@ class DDPStrategy : public ParallelStrategy {
   void configure_launcher() override;
   void setup_environment() override;
   // Moves the module, gives every rank rank 0's weights, and sets up gradient synchronisation.
-  void setup_module(Module& module) override;
+  void setup_module(torch::nn::Module& module) override;
   void teardown() override;
 
   torch::Tensor training_step(Module& module, Batch& batch, int64_t batch_idx) override;

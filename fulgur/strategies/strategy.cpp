@@ -42,7 +42,7 @@ void Strategy::setup_environment() {
   require(accelerator_, *this, "accelerator", "set_accelerator()").setup_device(root_device());
 }
 
-void Strategy::setup_module(Module& module) {
+void Strategy::setup_module(torch::nn::Module& module) {
   require(precision_, *this, "precision plugin", "set_precision()").convert_module(module);
   module.to(root_device());
 }

@@ -61,8 +61,9 @@ class Strategy {
   // ---- life cycle ----
   // Once per process before anything runs: make the root device current, join process groups.
   virtual void setup_environment();
-  // Moves the module to the root device and converts it to the precision's dtype.
-  virtual void setup_module(Module& module);
+  // Moves the module to the root device and converts it to the precision's dtype. Any
+  // torch::nn::Module: the Trainer passes its fulgur::Module, Fabric the user's model.
+  virtual void setup_module(torch::nn::Module& module);
   virtual void teardown();
 
   // ---- one step ----
@@ -72,7 +73,8 @@ class Strategy {
   virtual void validation_step(Module& module, Batch& batch, int64_t batch_idx);
   virtual void test_step(Module& module, Batch& batch, int64_t batch_idx);
   virtual torch::Tensor predict_step(Module& module, Batch& batch, int64_t batch_idx);
-  // Precision scaling, then the Module's `backward` hook (or plain autograd without a Module).
+  // Precision scaling, then the Module's `backward` hook (or plain autograd without a Module,
+  // as Fabric calls it: a strategy that synchronises gradients then prepares at each backward).
   virtual void backward(const torch::Tensor& loss, Module* module = nullptr);
   virtual torch::Tensor optimizer_step(torch::optim::Optimizer& optimizer, const Closure& closure,
                                        const std::function<void()>& after_closure);

@@ -27,9 +27,14 @@ class TwoLayers : public RecordingModule {
 TEST(ModelSummary, TableOfLayersAndParameterCounts) {
   Calls calls;
   TwoLayers module(calls);
+  module.named_modules("", /*include_self=*/false)["frozen"]->eval();
   const auto table = ModelSummary().summarize(module);
-  EXPECT_NE(table.find("0 | layer  | Linear | 5"), std::string::npos) << table;
-  EXPECT_NE(table.find("1 | frozen | Linear | 8"), std::string::npos) << table;
+  EXPECT_NE(table.find("  | Name   | Type   | Params | Mode\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("0 | layer  | Linear | 5      | train\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 | frozen | Linear | 8      | eval\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("1         Modules in train mode\n1         Modules in eval mode\n"),
+            std::string::npos)
+      << table;
   EXPECT_NE(table.find("5         Trainable params"), std::string::npos) << table;
   EXPECT_NE(table.find("8         Non-trainable params"), std::string::npos) << table;
   EXPECT_NE(table.find("13        Total params"), std::string::npos) << table;

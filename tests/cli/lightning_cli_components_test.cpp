@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
 #include "fulgur/callbacks/gradient_accumulation_scheduler.h"
+#include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/learning_rate_monitor.h"
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
@@ -29,8 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kCallbacks =
-    "DeviceStatsMonitor, EarlyStopping, GradientAccumulationScheduler, LearningRateMonitor, "
-    "ModelCheckpoint, ModelSummary, OnExceptionCheckpoint, ThroughputMonitor, Timer";
+    "BatchSizeFinder, DeviceStatsMonitor, EarlyStopping, GradientAccumulationScheduler, "
+    "LearningRateFinder, LearningRateMonitor, ModelCheckpoint, ModelSummary, "
+    "OnExceptionCheckpoint, ThroughputMonitor, Timer";
 
 class CLIComponentsTest : public ::testing::Test {
  protected:
@@ -152,6 +155,23 @@ TEST_F(CLIComponentsTest, CommandLineAppendsAndSetsTheLastEntry) {
   ASSERT_NE(csv, nullptr);
   EXPECT_EQ(csv->save_dir(), "logs");
   EXPECT_EQ(csv->name(), "mnist");
+}
+
+TEST_F(CLIComponentsTest, TunerCallbacksTakeLightningsArguments) {
+  ASSERT_EQ(cli->parse({"fit", "--trainer.callbacks+=LearningRateFinder",
+                        "--trainer.callbacks.num_training_steps=30",
+                        "--trainer.callbacks.early_stop_threshold=null",
+                        "--trainer.callbacks+=BatchSizeFinder",
+                        "--trainer.callbacks.mode=binsearch", "--trainer.callbacks.init_val=8"}),
+            CLIAction::Run);
+  auto lr = callback<LearningRateFinder>(0);
+  ASSERT_NE(lr, nullptr);
+  EXPECT_EQ(lr->options().num_training, 30);
+  EXPECT_FALSE(lr->options().early_stop_threshold);
+  auto bs = callback<BatchSizeFinder>(1);
+  ASSERT_NE(bs, nullptr);
+  EXPECT_EQ(bs->options().mode, "binsearch");
+  EXPECT_EQ(bs->options().init_val, 8);
 }
 
 TEST_F(CLIComponentsTest, ConfigFilesFirstThenTheCommandLine) {

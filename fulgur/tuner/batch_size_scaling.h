@@ -1,0 +1,38 @@
+#pragma once
+// Lightning's batch-size scaling: short fits (steps_per_trial training steps, after as many
+// validation batches) at growing batch sizes until one runs out of memory, then the largest
+// that fitted is written into the hyperparameter the data hooks read (`batch_arg_name`, in the
+// Module's hparams or the DataModule's). Each trial asks the hooks for fresh loaders.
+// "power" doubles until a size fails; "binsearch" then bisects between the last success and
+// the first failure. A size never exceeds the training set. The weights are put back after.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fulgur/tuner/tuning_trial.h"
+
+namespace fulgur {
+
+class Module;
+class Trainer;
+
+struct BatchSizeFinderOptions {
+  std::string mode = "power";  // or "binsearch"
+  int64_t steps_per_trial = 3;
+  int64_t init_val = 2;
+  int64_t max_trials = 25;
+  std::string batch_arg_name = "batch_size";
+};
+
+// Raises ConfigError for an unknown mode or a count below 1.
+void check_batch_size_finder_options(const BatchSizeFinderOptions& options);
+
+// The batch size found (also written to the hyperparameter); nullopt, with a warning, under
+// fast_dev_run. Raises ConfigError for bad options or a distributed strategy,
+// MisconfigurationError for loaders passed to fit directly or a missing hyperparameter, and
+// Error when even the smallest size tried runs out of memory. Errors other than running out
+// of memory end the search and propagate.
+std::optional<int64_t> scale_batch_size(Trainer& trainer, Module& module, const TuningData& data,
+                                        const BatchSizeFinderOptions& options);
+
+}  // namespace fulgur

@@ -1,0 +1,100 @@
+#include "fulgur/tuner/tuning_trial.h"
+
+#include <new>
+
+#include <c10/util/Exception.h>
+#include <fmt/format.h>
+
+#include "fulgur/data/data_loader.h"
+#include "fulgur/errors.h"
+#include "fulgur/loops/fit_loop.h"
+#include "fulgur/module.h"
+#include "fulgur/strategies/strategy.h"
+#include "fulgur/trainer.h"
+
+namespace fulgur {
+
+void check_tunable(const Trainer& trainer, const std::string& what) {
+  if (trainer.world_size() > 1 || trainer.strategy().name().starts_with("ddp")) {
+    throw ConfigError(fmt::format(
+        "{} does not support distributed strategies (strategy \"{}\"): tune in one process, "
+        "then train with the value it found",
+        what, trainer.strategy().name()));
+  }
+}
+
+TrainerOptions trial_options(const TrainerOptions& user,
+                             std::vector<std::shared_ptr<Callback>> callbacks) {
+  TrainerOptions o = user;
+  o.logger = false;
+  o.callbacks = std::move(callbacks);
+  o.enable_checkpointing = false;
+  o.enable_progress_bar = false;
+  o.enable_model_summary = false;
+  o.max_time.reset();
+  o.min_epochs.reset();
+  o.min_steps.reset();
+  o.seed.reset();  // seeding again would change the user's random streams
+  o.max_epochs = -1;
+  o.limit_train_batches = 1.0;
+  o.val_check_interval = 1.0;
+  o.check_val_every_n_epoch = 1;
+  return o;
+}
+
+int64_t fit_trial(const TrainerOptions& options, Module& module, const TuningData& data) {
+  const auto& given = data.train_dataloader;
+  const auto given_state = given ? given->state() : DataLoaderState{};
+  Trainer trial(options);
+  auto rewind = [&] {
+    if (given) given->load_state(given_state);
+    const auto& used = trial.fit_loop().train_dataloader();
+    if (used && used != given) used->load_state({});
+  };
+  try {
+    if (data.datamodule != nullptr) {
+      trial.fit(module, *data.datamodule);
+    } else {
+      trial.fit(module, data.train_dataloader, data.val_dataloader);
+    }
+  } catch (...) {
+    rewind();
+    throw;
+  }
+  rewind();
+  const auto& used = trial.fit_loop().train_dataloader();
+  return used ? used->dataset_size() : 0;
+}
+
+ModuleSnapshot::ModuleSnapshot(Module& module) : module_(module) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : module.named_parameters()) parameters_[p.key()] = p.value().detach().clone();
+  for (const auto& b : module.named_buffers()) buffers_[b.key()] = b.value().detach().clone();
+}
+
+void ModuleSnapshot::restore() {
+  torch::NoGradGuard no_grad;
+  for (auto& p : module_.named_parameters()) {
+    if (auto it = parameters_.find(p.key()); it != parameters_.end()) {
+      p.value().set_data(it->second);
+      p.value().mutable_grad() = torch::Tensor();
+    }
+  }
+  for (auto& b : module_.named_buffers()) {
+    if (auto it = buffers_.find(b.key()); it != buffers_.end()) b.value().set_data(it->second);
+  }
+}
+
+bool is_oom_error(const std::exception& error) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr) return true;
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return true;
+  const std::string message = error.what();
+  for (const char* sign : {"CUDA out of memory", "DefaultCPUAllocator: not enough memory",
+                           "DefaultCPUAllocator: can't allocate memory",
+                           "CUDNN_STATUS_NOT_SUPPORTED", "CUDA error: out of memory"}) {
+    if (message.find(sign) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace fulgur

@@ -1,0 +1,58 @@
+// The hyperparameters a fit logs: the Module's and the DataModule's together, as Lightning.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "fulgur/data/data_module.h"
+#include "fulgur/errors.h"
+#include "fulgur/trainer.h"
+#include "temp_dir.h"
+#include "trainer/recording.h"
+
+namespace fulgur::testing {
+namespace {
+
+class LoaderDataModule : public DataModule {
+ public:
+  explicit LoaderDataModule(HParams hparams) { save_hyperparameters(std::move(hparams)); }
+  std::shared_ptr<DataLoader> train_dataloader() override { return make_loader(4); }
+};
+
+class HParamsTest : public TempDirTest {};
+
+TEST_F(HParamsTest, ModuleAndDataModuleHparamsAreLoggedTogether) {
+  Calls calls;
+  RecordingModule module(calls, 4, 0);
+  module.save_hyperparameters({{"lr", 0.1}, {"hidden", int64_t{8}}});
+  LoaderDataModule datamodule({{"batch_size", int64_t{2}}, {"hidden", int64_t{8}}});
+  Trainer trainer({.max_epochs = 1,
+                   .enable_checkpointing = false,
+                   .enable_progress_bar = false,
+                   .enable_model_summary = false,
+                   .default_root_dir = dir_.string()});
+  trainer.fit(module, datamodule);
+  std::ifstream in(dir_ / "lightning_logs" / "version_0" / "hparams.yaml");
+  std::stringstream yaml;
+  yaml << in.rdbuf();
+  EXPECT_EQ(yaml.str(), "batch_size: 2\nhidden: 8\nlr: 0.1\n");
+}
+
+TEST_F(HParamsTest, AKeyWithTwoValuesIsAnError) {
+  Calls calls;
+  RecordingModule module(calls, 4, 0);
+  module.save_hyperparameters({{"hidden", int64_t{8}}});
+  LoaderDataModule datamodule({{"hidden", int64_t{16}}});
+  Trainer trainer({.max_epochs = 1,
+                   .enable_checkpointing = false,
+                   .enable_progress_bar = false,
+                   .enable_model_summary = false,
+                   .default_root_dir = dir_.string()});
+  EXPECT_THAT([&] { trainer.fit(module, datamodule); },
+              ::testing::ThrowsMessage<MisconfigurationError>(::testing::HasSubstr(
+                  "the keys hidden are present in both the Module's and the DataModule's hparams")));
+}
+
+}  // namespace
+}  // namespace fulgur::testing

@@ -1,0 +1,201 @@
+// Batch-size scaling: Lightning's power and binsearch searches against a step that runs out of
+// memory above a size, through the Tuner and the BatchSizeFinder callback.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fulgur/callbacks/batch_size_finder.h"
+#include "fulgur/data/data_module.h"
+#include "fulgur/errors.h"
+#include "fulgur/trainer.h"
+#include "fulgur/tuner/tuner.h"
+#include "temp_dir.h"
+#include "trainer/recording.h"
+#include "tuner/tunable_module.h"
+
+namespace fulgur {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDirTest;
+using testing::TunableModule;
+using testing::TunableModuleOptions;
+
+class BatchSizeFinderTest : public TempDirTest {
+ protected:
+  TrainerOptions options() {
+    return testing::quiet({.accelerator = "cpu", .max_epochs = 1, .default_root_dir = dir_.string()});
+  }
+  // Runs the search, returning what it printed.
+  std::string scale(TunableModule& module, BatchSizeFinderOptions o, std::optional<int64_t>& found) {
+    Trainer trainer(options());
+    ::testing::internal::CaptureStdout();
+    try {
+      found = Tuner(trainer).scale_batch_size(module, o);
+    } catch (...) {
+      ::testing::internal::GetCapturedStdout();
+      throw;
+    }
+    return ::testing::internal::GetCapturedStdout();
+  }
+};
+
+int64_t batch_size_of(const Module& module) { return std::get<int64_t>(module.hparams().at("batch_size")); }
+
+TEST_F(BatchSizeFinderTest, PowerDoublesUntilOutOfMemoryAndKeepsTheLastFit) {
+  TunableModule module({.train_samples = 1000, .train_memory_limit = 40});
+  module.save_hyperparameters({{"batch_size", int64_t{16}}});
+  const auto before = module.weights();
+  std::optional<int64_t> found;
+  const std::string out = scale(module, {}, found);
+  EXPECT_EQ(found, 32);
+  EXPECT_EQ(batch_size_of(module), 32);
+  EXPECT_EQ(out,
+            "Batch size 2 succeeded, trying batch size 4\n"
+            "Batch size 4 succeeded, trying batch size 8\n"
+            "Batch size 8 succeeded, trying batch size 16\n"
+            "Batch size 16 succeeded, trying batch size 32\n"
+            "Batch size 32 succeeded, trying batch size 64\n"
+            "Batch size 64 failed, trying batch size 32\n"
+            "Finished batch size finder, will continue with full run using batch size 32\n");
+  EXPECT_TRUE(torch::equal(module.weights(), before));
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+}
+
+TEST_F(BatchSizeFinderTest, BinsearchFindsTheExactLimit) {
+  TunableModule module({.train_samples = 1000, .train_memory_limit = 40});
+  module.save_hyperparameters({{"batch_size", int64_t{1}}});
+  std::optional<int64_t> found;
+  const std::string out = scale(module, {.mode = "binsearch"}, found);
+  EXPECT_EQ(found, 40);
+  EXPECT_THAT(out, HasSubstr("Batch size 64 failed, trying batch size 48\n"
+                             "Batch size 48 failed, trying batch size 40\n"
+                             "Batch size 40 succeeded, trying batch size 44\n"
+                             "Batch size 44 failed, trying batch size 42\n"
+                             "Batch size 42 failed, trying batch size 41\n"
+                             "Batch size 41 failed, trying batch size 40\n"
+                             "Finished batch size finder, will continue with full run using batch "
+                             "size 40\n"));
+}
+
+TEST_F(BatchSizeFinderTest, ValidationAtTheSameSizeCountsToo) {
+  TunableModule module({.train_samples = 1000, .train_memory_limit = 40, .val_memory_limit = 20});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  std::optional<int64_t> found;
+  scale(module, {}, found);
+  EXPECT_EQ(found, 16);
+}
+
+TEST_F(BatchSizeFinderTest, SizeNeverExceedsTheTrainingSet) {
+  TunableModule module({.train_samples = 20});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  std::optional<int64_t> found;
+  const std::string out = scale(module, {}, found);
+  EXPECT_EQ(found, 20);
+  EXPECT_THAT(out, HasSubstr("Batch size 16 succeeded, trying batch size 20\n"));
+}
+
+TEST_F(BatchSizeFinderTest, MaxTrialsBoundsTheSearch) {
+  TunableModule module({.train_samples = 1000});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  std::optional<int64_t> found;
+  scale(module, {.init_val = 4, .max_trials = 3}, found);
+  EXPECT_EQ(found, 16);  // 4, 8, 16
+}
+
+TEST_F(BatchSizeFinderTest, EachTrialRunsStepsPerTrialBatchesAtItsSize) {
+  TunableModule module({.train_samples = 1000, .train_memory_limit = 8});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  std::optional<int64_t> found;
+  scale(module, {.steps_per_trial = 2}, found);
+  // Validation (2 batches, as the sanity check) then training (2 steps) at 2, 4 and 8; 16
+  // validates, then fails at its first training step.
+  EXPECT_EQ(module.batch_sizes_seen,
+            (std::vector<int64_t>{2, 2, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8, 16, 16, 16}));
+}
+
+class SizedDataModule : public DataModule {
+ public:
+  explicit SizedDataModule(TunableModule& module) : module_(module) {
+    save_hyperparameters({{"batch_size", int64_t{2}}});
+  }
+  std::shared_ptr<DataLoader> train_dataloader() override {
+    ++requests;
+    return module_.train_loader_of(std::get<int64_t>(hparams().at("batch_size")));
+  }
+  int requests = 0;
+
+ private:
+  TunableModule& module_;
+};
+
+TEST_F(BatchSizeFinderTest, TheDataModulesHparamIsTunedWhenTheModuleHasNone) {
+  TunableModule module({.train_samples = 1000, .train_memory_limit = 100});
+  SizedDataModule datamodule(module);
+  Trainer trainer(options());
+  ::testing::internal::CaptureStdout();
+  const auto found = Tuner(trainer).scale_batch_size(module, datamodule);
+  ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(found, 64);
+  EXPECT_EQ(std::get<int64_t>(datamodule.hparams().at("batch_size")), 64);
+  EXPECT_FALSE(module.hparams().contains("batch_size"));
+  EXPECT_EQ(datamodule.requests, 7);  // one fresh loader per trial: 2 … 128
+}
+
+TEST_F(BatchSizeFinderTest, CallbackTunesAtFitStartAndTheFitUsesTheSize) {
+  TunableModule module({.train_samples = 1000, .train_memory_limit = 40});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  auto callback = std::make_shared<BatchSizeFinder>();
+  auto o = options();
+  o.callbacks = {callback};
+  Trainer trainer(o);
+  ::testing::internal::CaptureStdout();
+  trainer.fit(module);
+  ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(callback->optimal_batch_size(), 32);
+  EXPECT_EQ(trainer.num_training_batches(), 32);  // ceil(1000 / 32)
+  EXPECT_EQ(trainer.global_step(), 32);
+}
+
+TEST_F(BatchSizeFinderTest, ClearErrors) {
+  TunableModule module({.train_samples = 100, .train_memory_limit = 0});
+  std::optional<int64_t> found;
+  EXPECT_THAT([&] { scale(module, {}, found); },
+              ::testing::ThrowsMessage<MisconfigurationError>(HasSubstr("Field batch_size not found")));
+
+  module.save_hyperparameters({{"batch_size", int64_t{8}}});
+  EXPECT_THAT([&] { scale(module, {}, found); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("found no batch size that fits in memory")));
+  EXPECT_EQ(batch_size_of(module), 8);  // put back
+
+  EXPECT_THAT([] { BatchSizeFinder({.mode = "linear"}); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("use \"power\" or \"binsearch\"")));
+
+  auto o = options();
+  o.callbacks = {std::make_shared<BatchSizeFinder>()};
+  Trainer direct(o);
+  EXPECT_THAT([&] { direct.fit(module, module.train_loader_of(4)); },
+              ::testing::ThrowsMessage<MisconfigurationError>(HasSubstr("passed directly to fit()")));
+}
+
+class BrokenStep : public TunableModule {
+ public:
+  using TunableModule::TunableModule;
+  torch::Tensor training_step(Batch& batch, int64_t idx) override {
+    if (batch.data.size(0) > 4) throw std::runtime_error("shape mismatch in layer 3");
+    return TunableModule::training_step(batch, idx);
+  }
+};
+
+TEST_F(BatchSizeFinderTest, OtherErrorsEndTheSearchAndRestoreTheHparam) {
+  BrokenStep module({.train_samples = 100});
+  module.save_hyperparameters({{"batch_size", int64_t{32}}});
+  const auto before = module.weights();
+  std::optional<int64_t> found;
+  EXPECT_THAT([&] { scale(module, {}, found); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("shape mismatch in layer 3")));
+  EXPECT_EQ(batch_size_of(module), 32);
+  EXPECT_TRUE(torch::equal(module.weights(), before));
+}
+
+}  // namespace
+}  // namespace fulgur
