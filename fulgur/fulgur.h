@@ -1,5 +1,7 @@
 #pragma once
-// Everything a fulgur user needs, in one include.
+// Everything a fulgur user needs, in one include: LibTorch's C++ API and fulgur.
+#include <torch/torch.h>
+
 #include "fulgur/accelerators/accelerator_registry.h"
 #include "fulgur/accelerators/cpu_accelerator.h"
 #include "fulgur/accelerators/cuda_accelerator.h"

@@ -13,11 +13,8 @@
 #include "fulgur/cli/suggest.h"
 #include "fulgur/cli/trainer_options_schema.h"
 #include "fulgur/errors.h"
+#include "fulgur/version.h"
 #include "fulgur/seed.h"
-
-#ifndef FULGUR_VERSION
-#define FULGUR_VERSION "unknown"
-#endif
 
 namespace fulgur {
 namespace {
@@ -277,7 +274,7 @@ std::string LightningCLI::help() const {
 }
 
 std::string LightningCLI::config_yaml() const {
-  return fmt::format("# fulgur=={}\n{}", FULGUR_VERSION, schema_.to_yaml());
+  return fmt::format("# fulgur=={}\n{}", version(), schema_.to_yaml());
 }
 
 }  // namespace fulgur

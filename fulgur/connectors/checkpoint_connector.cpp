@@ -8,6 +8,7 @@
 #include "fulgur/callbacks/callback.h"
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
+#include "fulgur/version.h"
 #include "fulgur/loops/fit_loop.h"
 #include "fulgur/loops/hooks.h"
 #include "fulgur/module.h"
@@ -17,10 +18,6 @@
 #include "fulgur/rng_states.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
-
-#ifndef FULGUR_VERSION
-#define FULGUR_VERSION "0.0.0"
-#endif
 
 namespace fulgur {
 namespace {
@@ -151,7 +148,7 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   c.insert("epoch", t.current_epoch());
   c.insert("global_step", t.global_step());
   c.insert("pytorch-lightning_version", kLightningVersion);
-  c.insert("fulgur_version", FULGUR_VERSION);
+  c.insert("fulgur_version", version());
   c.insert("state_dict", module_state_dict(module));
 
   // The loops as they stand between two iterations: at the resume point, where a fit restored
