@@ -38,6 +38,12 @@ void Module::log(const std::string& name, double value, LogOptions options) {
   log(name, torch::tensor(value, torch::kDouble), options);
 }
 
+void Module::log(const std::string& name, const std::shared_ptr<metrics::Metric>& metric,
+                 LogOptions options) {
+  if (trainer_ == nullptr) return;
+  trainer_->logger_connector().log_metric(name, metric, options);
+}
+
 void Module::log_dict(const std::map<std::string, torch::Tensor>& values, LogOptions options) {
   for (const auto& [name, value] : values) log(name, value, options);
 }

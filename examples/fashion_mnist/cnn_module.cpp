@@ -43,20 +43,35 @@ torch::Tensor CNNModule::training_step(fulgur::Batch& batch, int64_t /*batch_idx
   return loss;
 }
 
-void CNNModule::evaluate(const fulgur::Batch& batch, const std::string& stage) {
+CNNModule::StageMetrics CNNModule::make_metrics() {
+  // Labels come from the dataset, so the per-batch value checks (a host read each) stay off.
+  const fulgur::metrics::ClassificationOptions ten_classes{
+      .task = "multiclass", .num_classes = 10, .average = "micro", .validate_args = false};
+  auto macro = ten_classes;
+  macro.average = "macro";
+  return {std::make_shared<fulgur::metrics::Accuracy>(ten_classes),
+          std::make_shared<fulgur::metrics::F1Score>(macro)};
+}
+
+void CNNModule::evaluate(const fulgur::Batch& batch, const std::string& stage,
+                         StageMetrics& metrics) {
   const auto logits = forward(batch.data);
-  const auto loss = torch::cross_entropy_loss(logits, batch.target);
-  const auto accuracy = logits.argmax(1).eq(batch.target).to(torch::kFloat).mean();
-  // sync_dist: under DDP the metrics cover the whole set, not this rank's shard.
-  log(stage + "_loss", loss, {.sync_dist = true});
-  log(stage + "_acc", accuracy, {.prog_bar = true, .sync_dist = true});
+  // sync_dist: under DDP the loss covers the whole set, not this rank's shard (the metric
+  // objects synchronise their own states).
+  log(stage + "_loss", torch::cross_entropy_loss(logits, batch.target), {.sync_dist = true});
+  metrics.accuracy->update(logits, batch.target);
+  metrics.f1->update(logits, batch.target);
+  log(stage + "_acc", metrics.accuracy, {.prog_bar = true});
+  log(stage + "_f1", metrics.f1);
 }
 
 void CNNModule::validation_step(fulgur::Batch& batch, int64_t /*batch_idx*/) {
-  evaluate(batch, "val");
+  evaluate(batch, "val", val_metrics_);
 }
 
-void CNNModule::test_step(fulgur::Batch& batch, int64_t /*batch_idx*/) { evaluate(batch, "test"); }
+void CNNModule::test_step(fulgur::Batch& batch, int64_t /*batch_idx*/) {
+  evaluate(batch, "test", test_metrics_);
+}
 
 torch::Tensor CNNModule::predict_step(fulgur::Batch& batch, int64_t /*batch_idx*/) {
   return forward(batch.data).argmax(1);

@@ -1,8 +1,13 @@
 #pragma once
 // CNNModule — the Fashion-MNIST classifier of the example: two 3×3 conv blocks (1→32→64
 // channels, ReLU, 2×2 max-pool) and a two-layer head (3136→hidden→10, ReLU, dropout), trained
-// with cross-entropy and Adam. It logs train_loss, val_loss/val_acc and test_loss/test_acc, and
-// predicts class indices.
+// with cross-entropy and Adam. It logs train_loss, and val_/test_ loss, accuracy (acc) and
+// macro F1 (f1) through metric objects, which accumulate over the whole set (on every rank
+// under DDP); it predicts class indices.
+#include <torch/torch.h>
+
+#include "fulgur/metrics/accuracy.h"
+#include "fulgur/metrics/f1_score.h"
 #include "fulgur/module.h"
 
 namespace fashion_mnist {
@@ -27,8 +32,14 @@ class CNNModule : public fulgur::Module {
   fulgur::OptimizerConfig configure_optimizers() override;
 
  private:
-  // Loss and accuracy of one labelled batch, logged as <stage>_loss and <stage>_acc.
-  void evaluate(const fulgur::Batch& batch, const std::string& stage);
+  struct StageMetrics {
+    std::shared_ptr<fulgur::metrics::Accuracy> accuracy;
+    std::shared_ptr<fulgur::metrics::F1Score> f1;
+  };
+  static StageMetrics make_metrics();
+  // One labelled batch: <stage>_loss logged, the stage's metrics updated and logged as
+  // <stage>_acc and <stage>_f1 (their epoch values cover every batch of the stage).
+  void evaluate(const fulgur::Batch& batch, const std::string& stage, StageMetrics& metrics);
 
   CNNModuleConfig config_;
   torch::nn::Conv2d conv1_{nullptr};
@@ -36,6 +47,8 @@ class CNNModule : public fulgur::Module {
   torch::nn::Linear fc1_{nullptr};
   torch::nn::Dropout dropout_{nullptr};
   torch::nn::Linear fc2_{nullptr};
+  StageMetrics val_metrics_ = make_metrics();
+  StageMetrics test_metrics_ = make_metrics();
 };
 
 }  // namespace fashion_mnist

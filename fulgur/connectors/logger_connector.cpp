@@ -1,5 +1,7 @@
 #include "fulgur/connectors/logger_connector.h"
 
+#include "fulgur/metrics/metric.h"
+
 #include <cstring>
 #include <set>
 
@@ -50,6 +52,12 @@ LoggerConnector::LoggerConnector(Trainer& trainer) : trainer_(trainer) {
   };
   train_results_.set_sync(sync);
   eval_results_.set_sync(sync);
+  // torchmetrics computes over every rank's state (sum the states, then compute).
+  auto compute = [this](metrics::Metric& metric) {
+    return trainer_.world_size() > 1 ? metric.compute(trainer_.strategy()) : metric.compute();
+  };
+  train_results_.set_metric_compute(compute);
+  eval_results_.set_metric_compute(compute);
 }
 
 LoggerConnector::FxScope::FxScope(LoggerConnector& connector, const char* fx)
@@ -63,8 +71,8 @@ ResultCollection& LoggerConnector::active_results() {
   return trainer_.stage() == RunningStage::Training ? train_results_ : eval_results_;
 }
 
-void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
-                          const LogOptions& options) {
+std::optional<ResolvedLog> LoggerConnector::resolve(const std::string& name,
+                                                    const LogOptions& options) const {
   const char* fx = current_fx_;
   auto kind = fx_kind(fx);
   if (!kind) {
@@ -72,9 +80,6 @@ void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
         "You can't `log(\"{}\")` inside `{}`: logging is allowed in the training, validation "
         "and test steps and in their batch, epoch and start hooks",
         name, fx ? fx : "this context"));
-  }
-  if (!value.defined()) {
-    throw MisconfigurationError(fmt::format("log(\"{}\") got an undefined tensor", name));
   }
   ResolvedLog resolved;
   resolved.on_step = options.on_step.value_or(*kind == FxKind::StepLevel);
@@ -88,10 +93,45 @@ void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
         "You can't `log(\"{}\", on_step=true)` in `{}`: it runs once per epoch; use on_epoch",
         name, fx));
   }
-  if (!resolved.on_step && !resolved.on_epoch) return;  // Lightning ignores such calls
+  if (!resolved.on_step && !resolved.on_epoch) return std::nullopt;  // Lightning ignores these
+  return resolved;
+}
+
+void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
+                          const LogOptions& options) {
+  if (!value.defined()) {
+    throw MisconfigurationError(fmt::format("log(\"{}\") got an undefined tensor", name));
+  }
+  const auto resolved = resolve(name, options);
   // Sanity-check results are thrown away, so the values need not be kept either.
-  if (trainer_.sanity_checking()) return;
-  active_results().log(name, value, resolved, options.batch_size.value_or(batch_size_));
+  if (!resolved || trainer_.sanity_checking()) return;
+  active_results().log(name, value, *resolved, options.batch_size.value_or(batch_size_));
+}
+
+void LoggerConnector::log_metric(const std::string& name,
+                                 const std::shared_ptr<metrics::Metric>& metric,
+                                 const LogOptions& options) {
+  if (!metric) throw MisconfigurationError(fmt::format("log(\"{}\") got no metric", name));
+  if (!metric->is_scalar()) {
+    throw MisconfigurationError(fmt::format(
+        "log(\"{}\") got metric {}, whose value is not a single number; log its entries instead",
+        name, metric->name()));
+  }
+  const auto resolved = resolve(name, options);
+  if (!resolved) return;
+  torch::Tensor batch_value;
+  if (resolved->on_step) {
+    batch_value = metric->forward_value();
+    if (!batch_value.defined()) {
+      throw MisconfigurationError(fmt::format(
+          "log(\"{}\") of metric {} with on_step=true needs its value on this batch: call "
+          "forward(preds, target) in the step (update() feeds only the epoch value), or log "
+          "with on_step=false",
+          name, metric->name()));
+    }
+  }
+  // Kept during the sanity check too, so that the reset after it clears what it fed in.
+  active_results().log_metric(name, metric, batch_value, *resolved);
 }
 
 std::map<std::string, torch::Tensor> LoggerConnector::publish(

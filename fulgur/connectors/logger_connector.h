@@ -4,6 +4,8 @@
 // calls. Device values are read to the host only when a logger writes (every
 // `log_every_n_steps`, at epoch ends) or when someone reads a metric map.
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,9 @@ class LoggerConnector {
   void set_batch_size(int64_t batch_size) { batch_size_ = batch_size; }
 
   void log(const std::string& name, const torch::Tensor& value, const LogOptions& options);
+  // Module::log of a metric object (see ResultCollection::log_metric).
+  void log_metric(const std::string& name, const std::shared_ptr<metrics::Metric>& metric,
+                  const LogOptions& options);
 
   // ---- training ----
   void on_train_epoch_start() { train_results_.reset(); }
@@ -74,6 +79,9 @@ class LoggerConnector {
 
  private:
   ResultCollection& active_results();
+  // log()'s options with the current hook's defaults; nullopt when neither on_step nor
+  // on_epoch (Lightning ignores such calls). Raises for a hook that may not log.
+  std::optional<ResolvedLog> resolve(const std::string& name, const LogOptions& options) const;
   // Makes values visible in the metric maps; returns those meant for the loggers.
   std::map<std::string, torch::Tensor> publish(
       const std::map<std::string, ResultCollection::Value>& values);

@@ -1,5 +1,7 @@
 #include "fulgur/connectors/result_collection.h"
 
+#include "fulgur/metrics/metric.h"
+
 namespace fulgur {
 
 void ResultCollection::log(const std::string& name, const torch::Tensor& value,
@@ -30,6 +32,22 @@ void ResultCollection::log(const std::string& name, const torch::Tensor& value,
   e.weight += w;
 }
 
+void ResultCollection::log_metric(const std::string& name, std::shared_ptr<metrics::Metric> metric,
+                                  const torch::Tensor& batch_value, const ResolvedLog& options) {
+  Entry& e = entries_[name];
+  e.options = options;
+  e.metric = std::move(metric);
+  e.step_pending = options.on_step;
+  if (options.on_step) e.last = batch_value.detach().reshape({});
+}
+
+void ResultCollection::reset() {
+  for (auto& [name, e] : entries_) {
+    if (e.metric) e.metric->reset();
+  }
+  entries_.clear();
+}
+
 std::map<std::string, ResultCollection::Value> ResultCollection::take_step_values() {
   std::map<std::string, Value> out;
   for (auto& [name, e] : entries_) {
@@ -44,8 +62,13 @@ std::map<std::string, ResultCollection::Value> ResultCollection::take_step_value
 std::map<std::string, ResultCollection::Value> ResultCollection::epoch_values() const {
   std::map<std::string, Value> out;
   for (const auto& [name, e] : entries_) {
-    if (!e.options.on_epoch || !e.accumulated.defined()) continue;
     const std::string key = e.options.on_step ? name + "_epoch" : name;
+    if (e.metric && e.options.on_epoch) {
+      auto value = compute_metric_ ? compute_metric_(*e.metric) : e.metric->compute();
+      out[key] = {value.reshape({}), e.options.prog_bar, e.options.logger};
+      continue;
+    }
+    if (!e.options.on_epoch || !e.accumulated.defined()) continue;
     torch::Tensor value;
     if (e.options.reduce_fx != ReduceFx::Mean) {
       value = e.options.sync_dist && sync_ ? sync_(e.accumulated, e.options.reduce_fx)

@@ -5,6 +5,7 @@
 // `name_epoch` when a value is logged both per step and per epoch.
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <torch/types.h>
@@ -12,6 +13,9 @@
 #include "fulgur/loops/log_options.h"
 
 namespace fulgur {
+namespace metrics {
+class Metric;
+}  // namespace metrics
 
 // A log call after the hook's defaults were applied.
 struct ResolvedLog {
@@ -34,6 +38,14 @@ class ResultCollection {
 
   void log(const std::string& name, const torch::Tensor& value, const ResolvedLog& options,
            int64_t batch_size);
+  // A metric object: its step value is `batch_value` (the metric on this batch alone); its
+  // epoch value is computed from its own state when the epoch's values are read, and reset()
+  // resets the metric (Lightning's handling of torchmetrics).
+  void log_metric(const std::string& name, std::shared_ptr<metrics::Metric> metric,
+                  const torch::Tensor& batch_value, const ResolvedLog& options);
+  // How a metric's epoch value is computed (synchronised across ranks by the connector).
+  using MetricComputeFn = std::function<torch::Tensor(metrics::Metric& metric)>;
+  void set_metric_compute(MetricComputeFn compute) { compute_metric_ = std::move(compute); }
   // Values logged per step since the last call to `take_step_values`, as (key, value, options).
   struct Value {
     torch::Tensor value;
@@ -44,7 +56,7 @@ class ResultCollection {
   // The epoch-level reduction of every value logged with on_epoch.
   std::map<std::string, Value> epoch_values() const;
   bool empty() const { return entries_.empty(); }
-  void reset() { entries_.clear(); }
+  void reset();
 
  private:
   struct Entry {
@@ -53,9 +65,11 @@ class ResultCollection {
     torch::Tensor accumulated;  // Σ value·weight (mean), Σ value (sum), running min/max
     double weight = 0;          // Σ batch sizes, for the weighted mean
     bool step_pending = false;
+    std::shared_ptr<metrics::Metric> metric;  // set for a logged metric object
   };
   std::map<std::string, Entry> entries_;
   SyncFn sync_;
+  MetricComputeFn compute_metric_;
 };
 
 }  // namespace fulgur

@@ -21,6 +21,7 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
       (losses[losses.size() - 1] + losses[losses.size() - 2] + losses[losses.size() - 3]) / 3.0;
   EXPECT_LT(last_mean, losses.front()) << read_file(version / "metrics.csv");
   EXPECT_FALSE(column(version / "metrics.csv", "val_acc").empty());
+  EXPECT_FALSE(column(version / "metrics.csv", "val_f1").empty());
 
   std::vector<fs::path> checkpoints;
   for (const auto& entry : fs::directory_iterator(version / "checkpoints")) {
@@ -37,6 +38,13 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
   const auto loss = table_value(test.out, "test_loss");
   ASSERT_TRUE(accuracy.has_value()) << test.out;
   ASSERT_TRUE(loss.has_value()) << test.out;
+  // Macro F1 through the F1Score metric object: a real score, never above 1, and no better
+  // than micro accuracy by much on ten balanced classes.
+  const auto f1 = table_value(test.out, "test_f1");
+  ASSERT_TRUE(f1.has_value()) << test.out;
+  EXPECT_GT(*f1, 0.3) << test.out;
+  EXPECT_LE(*f1, 1.0) << test.out;
+  EXPECT_LT(*f1, *accuracy + 0.1) << test.out;
   // 60 steps already beat chance (0.1) by far; a model that did not load its weights would not.
   EXPECT_GT(*accuracy, 0.5) << test.out;
   EXPECT_LT(*loss, 1.5) << test.out;

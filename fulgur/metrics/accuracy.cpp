@@ -1,0 +1,17 @@
+#include "fulgur/metrics/accuracy.h"
+
+#include <ATen/ATen.h>
+
+namespace fulgur::metrics {
+
+Accuracy::Accuracy(ClassificationOptions options) : StatScores("Accuracy", std::move(options)) {}
+
+at::Tensor Accuracy::score(const at::Tensor& tp, const at::Tensor& fp, const at::Tensor& tn,
+                           const at::Tensor& fn) const {
+  if (task() == Task::Binary) return safe_divide(tp + tn, tp + tn + fp + fn);
+  (void)fp;
+  (void)tn;
+  return safe_divide(tp, tp + fn);
+}
+
+}  // namespace fulgur::metrics

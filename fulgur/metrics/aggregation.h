@@ -1,0 +1,94 @@
+#pragma once
+// The aggregation metrics (torchmetrics' aggregation module): a running MeanMetric (weighted),
+// SumMetric, MaxMetric and MinMetric of the values passed to update(value, weight). Values
+// may be numbers of any shape; every element counts. States are float64 and merge across
+// processes by sum (mean: weighted sum and weight), max or min.
+//
+// nan_strategy (torchmetrics' names) says what a NaN value does:
+//   "warn"     (default) it is left out, and compute() warns how many were; no host read
+//              per update (the NaNs are counted on the device)
+//   "ignore"   it is left out silently
+//   "error"    update() raises MetricError (one host read per update)
+//   "disable"  no handling: NaN propagates into the result
+//   a number   it is replaced by that number
+// Before any update compute() raises MetricError (see Metric). A MeanMetric whose weights sum
+// to 0 is NaN; a Max/MinMetric that saw only left-out values is -inf/+inf.
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "fulgur/metrics/metric.h"
+
+namespace fulgur::metrics {
+
+struct AggregationOptions {
+  std::variant<std::string, double> nan_strategy = std::string("warn");
+};
+
+// The NaN handling and the "nan_count" state the four share.
+class BaseAggregator : public Metric {
+ protected:
+  // Raises ConfigError for an unknown nan_strategy.
+  BaseAggregator(std::string name, AggregationOptions options);
+  // `value` as float64 with NaNs replaced by `left_out` (or the user's number), and the mask
+  // of the values that count (undefined when all count).
+  std::pair<at::Tensor, at::Tensor> clean(const at::Tensor& value, double left_out);
+  at::Tensor compute_value() override;
+  // The subclass' compute_value(); the base adds the warning.
+  virtual at::Tensor aggregate() = 0;
+
+ private:
+  AggregationOptions options_;
+  StateId nan_count_;
+};
+
+class MeanMetric : public BaseAggregator {
+ public:
+  explicit MeanMetric(AggregationOptions options = {});
+
+ protected:
+  // weight: broadcastable to value's shape (undefined: 1 each).
+  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
+  at::Tensor aggregate() override;
+
+ private:
+  StateId mean_value_, weight_;
+};
+
+class SumMetric : public BaseAggregator {
+ public:
+  explicit SumMetric(AggregationOptions options = {});
+
+ protected:
+  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
+  at::Tensor aggregate() override;
+
+ private:
+  StateId sum_value_;
+};
+
+class MaxMetric : public BaseAggregator {
+ public:
+  explicit MaxMetric(AggregationOptions options = {});
+
+ protected:
+  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
+  at::Tensor aggregate() override;
+
+ private:
+  StateId max_value_;
+};
+
+class MinMetric : public BaseAggregator {
+ public:
+  explicit MinMetric(AggregationOptions options = {});
+
+ protected:
+  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
+  at::Tensor aggregate() override;
+
+ private:
+  StateId min_value_;
+};
+
+}  // namespace fulgur::metrics

@@ -1,0 +1,177 @@
+#include "fulgur/metrics/classification_inputs.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include "fulgur/errors.h"
+#include "fulgur/metrics/metric_error.h"
+
+namespace fulgur::metrics {
+
+namespace {
+
+std::string shape_text(at::IntArrayRef sizes) {
+  return fmt::format("[{}]", fmt::join(sizes, ", "));
+}
+
+[[noreturn]] void fail(const std::string& metric, const std::string& message) {
+  throw MetricError(fmt::format("{}: {}", metric, message));
+}
+
+bool is_integral(const at::Tensor& t) {
+  return at::isIntegralType(t.scalar_type(), /*includeBool=*/true);
+}
+
+void require_integer_target(const std::string& metric, const at::Tensor& target) {
+  if (!is_integral(target)) {
+    fail(metric, fmt::format("target must hold integer class labels, got {} values",
+                             c10::toString(target.scalar_type())));
+  }
+}
+
+at::Tensor valid_mask(const at::Tensor& target, const std::optional<int64_t>& ignore_index) {
+  if (!ignore_index) return at::ones_like(target, target.options().dtype(at::kLong));
+  return target.ne(*ignore_index).to(at::kLong);
+}
+
+// One host read for all value checks of a batch: each flag is "some element is bad".
+void check_flags(const std::string& metric, const std::vector<at::Tensor>& flags,
+                 const std::vector<std::string>& messages) {
+  const auto read = at::stack(flags).to(at::kCPU);
+  const auto* bad = read.data_ptr<bool>();
+  for (size_t i = 0; i < messages.size(); ++i) {
+    if (bad[i]) fail(metric, messages[i]);
+  }
+}
+
+std::string ignore_text(const std::optional<int64_t>& ignore_index) {
+  return ignore_index ? fmt::format(" (or ignore_index={})", *ignore_index) : "";
+}
+
+}  // namespace
+
+Task parse_task(const std::string& metric, const std::string& task,
+                const std::optional<int64_t>& num_classes) {
+  if (task == "binary") return Task::Binary;
+  if (task == "multiclass") {
+    if (!num_classes || *num_classes < 2) {
+      throw ConfigError(
+          fmt::format("{}(task=\"multiclass\") needs num_classes >= 2, got {}", metric,
+                      num_classes ? std::to_string(*num_classes) : std::string("none")));
+    }
+    return Task::Multiclass;
+  }
+  if (task == "multilabel") {
+    throw ConfigError(fmt::format(
+        "{}(task=\"multilabel\") is not supported yet; choose \"binary\" or \"multiclass\"",
+        metric));
+  }
+  throw ConfigError(fmt::format("{}(task=\"{}\") is not valid; choose \"binary\" or \"multiclass\"",
+                                metric, task));
+}
+
+LabelBatch format_binary(const std::string& metric, const at::Tensor& preds,
+                         const at::Tensor& target, double threshold,
+                         const std::optional<int64_t>& ignore_index, bool validate) {
+  if (!preds.defined() || !target.defined()) fail(metric, "update() needs preds and target");
+  if (preds.sizes() != target.sizes()) {
+    fail(metric, fmt::format("preds has shape {} but target has shape {}; binary inputs must "
+                             "have the same shape",
+                             shape_text(preds.sizes()), shape_text(target.sizes())));
+  }
+  require_integer_target(metric, target);
+  const auto t = target.reshape({-1}).to(at::kLong);
+  const auto valid = valid_mask(t, ignore_index);
+  const auto p = preds.reshape({-1});
+  if (validate) {
+    const auto bad_target = ((t.ne(0) & t.ne(1)) & valid.to(at::kBool)).any();
+    const auto bad_preds = p.is_floating_point() ? at::isnan(p).any() : (p.ne(0) & p.ne(1)).any();
+    check_flags(metric, {bad_target, bad_preds},
+                {"target must hold binary labels 0 or 1" + ignore_text(ignore_index),
+                 p.is_floating_point() ? "preds contain NaN"
+                                       : "integer preds must be binary labels 0 or 1"});
+  }
+  at::Tensor labels;
+  if (p.is_floating_point()) {
+    labels = binary_probabilities(p).gt(threshold).to(at::kLong);
+  } else {
+    labels = p.to(at::kLong);
+  }
+  return {labels, t * valid, valid};
+}
+
+LabelBatch format_multiclass(const std::string& metric, const at::Tensor& preds,
+                             const at::Tensor& target, int64_t num_classes,
+                             const std::optional<int64_t>& ignore_index, bool validate) {
+  if (!preds.defined() || !target.defined()) fail(metric, "update() needs preds and target");
+  require_integer_target(metric, target);
+  at::Tensor p;
+  const bool scores = preds.dim() == target.dim() + 1;
+  if (scores) {
+    if (!preds.is_floating_point()) {
+      fail(metric, fmt::format("preds of shape {} look like scores [N, C] but hold {} values; "
+                               "scores must be floating point",
+                               shape_text(preds.sizes()), c10::toString(preds.scalar_type())));
+    }
+    if (preds.size(1) != num_classes) {
+      fail(metric, fmt::format("preds has {} scores per sample (shape {}) but num_classes={}",
+                               preds.size(1), shape_text(preds.sizes()), num_classes));
+    }
+    auto expected = target.sizes().vec();
+    expected.insert(expected.begin() + 1, num_classes);
+    if (preds.sizes().vec() != expected) {
+      fail(metric, fmt::format("preds has shape {} but target has shape {}; expected preds of "
+                               "shape {}",
+                               shape_text(preds.sizes()), shape_text(target.sizes()),
+                               shape_text(expected)));
+    }
+    p = preds.movedim(1, -1).reshape({-1, num_classes});
+  } else if (preds.dim() == target.dim()) {
+    if (preds.sizes() != target.sizes()) {
+      fail(metric, fmt::format("preds has shape {} but target has shape {}; they must match",
+                               shape_text(preds.sizes()), shape_text(target.sizes())));
+    }
+    if (!is_integral(preds)) {
+      fail(metric, fmt::format("preds of target's shape {} must be integer labels; pass "
+                               "scores as [N, C] (C = num_classes = {})",
+                               shape_text(preds.sizes()), num_classes));
+    }
+    p = preds.reshape({-1}).to(at::kLong);
+  } else {
+    fail(metric, fmt::format("preds has shape {} and target has shape {}; expected labels of "
+                             "target's shape or scores [N, C] for target [N]",
+                             shape_text(preds.sizes()), shape_text(target.sizes())));
+  }
+  const auto t = target.reshape({-1}).to(at::kLong);
+  const auto valid = valid_mask(t, ignore_index);
+  if (validate) {
+    const auto bad_target = ((t.lt(0) | t.ge(num_classes)) & valid.to(at::kBool)).any();
+    const auto bad_preds =
+        scores ? at::isnan(p).any() : ((p.lt(0) | p.ge(num_classes)) & valid.to(at::kBool)).any();
+    check_flags(metric, {bad_target, bad_preds},
+                {fmt::format("target holds labels outside [0, {}){}", num_classes,
+                             ignore_text(ignore_index)),
+                 scores ? std::string("preds contain NaN")
+                        : fmt::format("preds hold labels outside [0, {})", num_classes)});
+  }
+  // An ignored sample's label may be anything: make it a harmless 0.
+  if (!scores) p = p * valid;
+  return {p, t * valid, valid};
+}
+
+at::Tensor binary_probabilities(const at::Tensor& preds) {
+  const auto in_range = (preds.ge(0) & preds.le(1)).all();
+  return at::where(in_range, preds, preds.sigmoid());
+}
+
+at::Tensor multiclass_probabilities(const at::Tensor& preds) {
+  const auto in_range = (preds.ge(0) & preds.le(1)).all();
+  return at::where(in_range, preds, preds.softmax(1));
+}
+
+at::Tensor safe_divide(const at::Tensor& a, const at::Tensor& b) {
+  const auto zero = b.eq(0);
+  return at::where(zero, at::zeros_like(a), a / at::where(zero, at::ones_like(b), b));
+}
+
+}  // namespace fulgur::metrics

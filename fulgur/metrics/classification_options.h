@@ -1,0 +1,22 @@
+#pragma once
+// The options torchmetrics' classification wrappers (Accuracy, Precision, Recall, F1Score)
+// share, with its names and defaults. Only task "binary" and "multiclass" exist so far.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace fulgur::metrics {
+
+struct ClassificationOptions {
+  std::string task;                     // required: "binary" or "multiclass"
+  double threshold = 0.5;               // binary: a probability above it is class 1
+  std::optional<int64_t> num_classes;   // required for multiclass
+  std::string average = "micro";        // multiclass: "micro", "macro", "weighted" or "none"
+  int64_t top_k = 1;                    // multiclass with [N, C] scores: a hit in the top k counts
+  std::optional<int64_t> ignore_index;  // samples whose target is this value are left out
+  // Check input values (labels in range, no NaN). This reads one number back from the device
+  // per update; turn it off on an accelerator once the pipeline is known to be right.
+  bool validate_args = true;
+};
+
+}  // namespace fulgur::metrics

@@ -1,0 +1,51 @@
+#include "fulgur/metrics/confusion_matrix.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include "fulgur/errors.h"
+
+namespace fulgur::metrics {
+
+ConfusionMatrix::ConfusionMatrix(ConfusionMatrixOptions options)
+    : Metric("ConfusionMatrix"),
+      options_(std::move(options)),
+      task_(parse_task(name(), options_.task, options_.num_classes)),
+      classes_(task_ == Task::Binary ? 2 : *options_.num_classes) {
+  const auto& n = options_.normalize;
+  if (n != "none" && n != "true" && n != "pred" && n != "all") {
+    throw ConfigError(fmt::format(
+        "ConfusionMatrix(normalize=\"{}\") is not valid; choose \"none\", \"true\", \"pred\" or "
+        "\"all\"",
+        n));
+  }
+  if (options_.threshold < 0 || options_.threshold > 1) {
+    throw ConfigError(
+        fmt::format("ConfusionMatrix(threshold={}) must be in [0, 1]", options_.threshold));
+  }
+  matrix_ =
+      add_state("confmat", at::zeros({classes_, classes_}, at::TensorOptions().dtype(at::kLong)),
+                Reduction::Sum);
+}
+
+void ConfusionMatrix::update_state(const at::Tensor& preds, const at::Tensor& target) {
+  const auto& o = options_;
+  const auto batch =
+      task_ == Task::Binary
+          ? format_binary(name(), preds, target, o.threshold, o.ignore_index, o.validate_args)
+          : format_multiclass(name(), preds, target, classes_, o.ignore_index, o.validate_args);
+  const auto predicted = batch.preds.dim() == 2 ? batch.preds.argmax(1) : batch.preds;
+  // index_add_ rather than bincount: bincount sizes its output from the data (a host read).
+  state(matrix_).view({-1}).index_add_(0, batch.target * classes_ + predicted, batch.valid);
+}
+
+at::Tensor ConfusionMatrix::compute_value() {
+  const auto m = state(matrix_).to(at::kDouble);
+  const auto& n = options_.normalize;
+  if (n == "true") return safe_divide(m, m.sum(1, /*keepdim=*/true));
+  if (n == "pred") return safe_divide(m, m.sum(0, /*keepdim=*/true));
+  if (n == "all") return safe_divide(m, m.sum());
+  return m;
+}
+
+}  // namespace fulgur::metrics

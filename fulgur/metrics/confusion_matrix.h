@@ -1,0 +1,43 @@
+#pragma once
+// ConfusionMatrix (torchmetrics'): counts of (true class, predicted class) pairs, rows the
+// target and columns the prediction as in sklearn's confusion_matrix; binary is 2 x 2.
+// normalize: "none" (counts), "true" (each row sums to 1), "pred" (each column does) or
+// "all" (the whole matrix does); a row or column with no samples stays 0. compute() returns a
+// [C, C] float64 tensor (counts too, so that every metric value converts the same way).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fulgur/metrics/classification_inputs.h"
+#include "fulgur/metrics/metric.h"
+
+namespace fulgur::metrics {
+
+struct ConfusionMatrixOptions {
+  std::string task;                     // required: "binary" or "multiclass"
+  double threshold = 0.5;               // binary: a probability above it is class 1
+  std::optional<int64_t> num_classes;   // required for multiclass
+  std::string normalize = "none";       // "none", "true", "pred" or "all"
+  std::optional<int64_t> ignore_index;  // samples whose target is this value are left out
+  bool validate_args = true;            // value checks (one host read per update)
+};
+
+class ConfusionMatrix : public Metric {
+ public:
+  // Raises ConfigError for a bad task, num_classes, normalize or threshold.
+  explicit ConfusionMatrix(ConfusionMatrixOptions options);
+  bool is_scalar() const override { return false; }
+  const ConfusionMatrixOptions& options() const { return options_; }
+
+ protected:
+  void update_state(const at::Tensor& preds, const at::Tensor& target) override;
+  at::Tensor compute_value() override;
+
+ private:
+  ConfusionMatrixOptions options_;
+  Task task_;
+  int64_t classes_;
+  StateId matrix_;
+};
+
+}  // namespace fulgur::metrics

@@ -1,0 +1,38 @@
+#pragma once
+// R2Score (torchmetrics'): the coefficient of determination 1 - RSS / TSS, from sums that
+// merge across processes (sum of target, of target^2, of squared residuals, and the count),
+// so the synced value is that of all samples. preds/target are [N] for one output or
+// [N, num_outputs]; multioutput: "uniform_average" (mean over outputs), "variance_weighted"
+// (weighted by each output's TSS) or "raw_values" (a [num_outputs] tensor).
+// Fewer than 2 samples raise MetricError (as torchmetrics). A constant target has TSS 0 and
+// gives -inf or NaN, as torchmetrics (sklearn's force_finite turns these into 0 or 1).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fulgur/metrics/metric.h"
+
+namespace fulgur::metrics {
+
+struct R2ScoreOptions {
+  int64_t num_outputs = 1;
+  std::string multioutput = "uniform_average";
+};
+
+class R2Score : public Metric {
+ public:
+  // Raises ConfigError for num_outputs < 1 or an unknown multioutput.
+  explicit R2Score(R2ScoreOptions options = {});
+  bool is_scalar() const override;
+  std::optional<bool> higher_is_better() const override { return true; }
+
+ protected:
+  void update_state(const at::Tensor& preds, const at::Tensor& target) override;
+  at::Tensor compute_value() override;
+
+ private:
+  R2ScoreOptions options_;
+  StateId sum_squared_obs_, sum_obs_, residual_, total_;
+};
+
+}  // namespace fulgur::metrics

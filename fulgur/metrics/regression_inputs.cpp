@@ -1,0 +1,26 @@
+#include "fulgur/metrics/regression_inputs.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include "fulgur/metrics/metric_error.h"
+
+namespace fulgur::metrics {
+
+std::pair<at::Tensor, at::Tensor> regression_pair(const std::string& metric,
+                                                  const at::Tensor& preds,
+                                                  const at::Tensor& target) {
+  if (!preds.defined() || !target.defined()) {
+    throw MetricError(fmt::format("{}: update() needs preds and target", metric));
+  }
+  if (preds.sizes() != target.sizes()) {
+    throw MetricError(
+        fmt::format("{}: preds has shape [{}] but target has shape [{}]; they must "
+                    "match",
+                    metric, fmt::join(preds.sizes(), ", "), fmt::join(target.sizes(), ", ")));
+  }
+  // float64 sums: the values match float64 references (sklearn) to 1e-6 over many batches.
+  return {preds.detach().to(at::kDouble), target.detach().to(at::kDouble)};
+}
+
+}  // namespace fulgur::metrics

@@ -1,0 +1,16 @@
+#pragma once
+// Checks shared by the regression metrics: preds and target of one shape, as float64.
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <utility>
+
+namespace fulgur::metrics {
+
+// (preds, target) as float64 tensors; MetricError naming `metric` when a tensor is missing or
+// the shapes differ.
+std::pair<at::Tensor, at::Tensor> regression_pair(const std::string& metric,
+                                                  const at::Tensor& preds,
+                                                  const at::Tensor& target);
+
+}  // namespace fulgur::metrics

@@ -1,0 +1,116 @@
+// fulgur::metrics across two real processes on loopback (DDPStrategy over Gloo, started with
+// torchrun's variables): each rank scores an uneven shard of one data set (101 and 56
+// samples); after sync every rank holds the value of the whole data set, equal to sklearn's
+// on all of it, while each rank's own value is not (so the test can fail).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fulgur/environments/lightning_environment.h"
+#include "integration/child_process.h"
+#include "integration/metrics_ddp_data.h"
+#include "metrics/reference.h"
+#include "temp_dir.h"
+
+namespace fulgur {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ChildProcess;
+using testing::key_values;
+
+const std::string kWorker = std::string(FULGUR_BIN_DIR) + "/metrics-worker";
+
+std::vector<double> numbers(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  for (std::string field; std::getline(in, field, ',');) out.push_back(std::stod(field));
+  return out;
+}
+
+class MetricsDDPTest : public testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    ASSERT_TRUE(fs::exists(kWorker)) << kWorker << " was not built";
+  }
+  std::unique_ptr<ChildProcess> start(int rank, int port) {
+    const std::string name = "rank" + std::to_string(rank);
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{kWorker}, dir_ / (name + ".out"), dir_ / (name + ".err"),
+        std::map<std::string, std::optional<std::string>>{{"RANK", std::to_string(rank)},
+                                                          {"LOCAL_RANK", std::to_string(rank)},
+                                                          {"GROUP_RANK", "0"},
+                                                          {"LOCAL_WORLD_SIZE", "2"},
+                                                          {"WORLD_SIZE", "2"},
+                                                          {"MASTER_ADDR", "127.0.0.1"},
+                                                          {"MASTER_PORT", std::to_string(port)}});
+  }
+};
+
+TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
+  const int port = LightningEnvironment::find_free_port();
+  auto r0 = start(0, port), r1 = start(1, port);
+  ASSERT_EQ(r0->wait(), 0) << r0->err();
+  ASSERT_EQ(r1->wait(), 0) << r1->err();
+  const std::vector<std::map<std::string, std::string>> ranks{key_values(dir_ / "rank0.out"),
+                                                              key_values(dir_ / "rank1.out")};
+  EXPECT_EQ(ranks[0].at("samples"), std::to_string(testing::kRank0Samples));
+  EXPECT_EQ(ranks[1].at("samples"),
+            std::to_string(testing::kMetricsSamples - testing::kRank0Samples));
+
+  const auto d = testing::metrics_ddp_data();
+  const std::map<std::string, std::string> references{
+      {"accuracy", "M.accuracy_score(y, p)"},
+      {"accuracy_macro", "M.recall_score(y, p, average='macro', zero_division=0)"},
+      {"precision_macro", "M.precision_score(y, p, average='macro', zero_division=0)"},
+      {"f1_weighted", "M.f1_score(y, p, average='weighted', zero_division=0)"},
+      {"confmat", "M.confusion_matrix(y, p, labels=range(3))"},
+      {"auroc", "M.roc_auc_score(y, softmax(s), multi_class='ovr', average='macro')"},
+      {"binary_auroc", "M.roc_auc_score(b, s[:, 0])"},
+      {"mse", "M.mean_squared_error(t, q)"},
+      {"r2", "M.r2_score(t, q)"},
+      {"mean", "np.mean(t)"},
+  };
+  std::string script = testing::sklearn_prologue() +
+                       fmt::format(
+                           "s = np.array({})\ny = np.array({})\nb = np.array({})\n"
+                           "t = np.array({})\nq = np.array({})\np = s.argmax(1)\n"
+                           "def softmax(x):\n"
+                           "    e = np.exp(x - x.max(1, keepdims=True))\n"
+                           "    return e / e.sum(1, keepdims=True)\n",
+                           testing::py(d.scores), testing::py(d.labels), testing::py(d.binary),
+                           testing::py(d.y), testing::py(d.yhat));
+  for (const auto& [name, expression] : references) script += "out(" + expression + ")\n";
+  const auto rows = testing::number_rows(testing::run_python(script));
+  ASSERT_EQ(rows.size(), references.size());
+
+  size_t row = 0;
+  for (const auto& [name, expression] : references) {
+    const auto& expected = rows[row++];
+    for (int rank = 0; rank < 2; ++rank) {
+      SCOPED_TRACE(name + " rank " + std::to_string(rank));
+      const auto synced = numbers(ranks[rank].at("synced_" + name));
+      const auto local = numbers(ranks[rank].at("local_" + name));
+      ASSERT_EQ(synced.size(), expected.size());
+      ASSERT_EQ(local.size(), expected.size());
+      double local_gap = 0;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_NEAR(synced[i], expected[i], 1e-6) << "[" << i << "] " << expression;
+        local_gap = std::max(local_gap, std::abs(local[i] - expected[i]));
+      }
+      EXPECT_GT(local_gap, 1e-6) << "a rank's own value equals the whole data's";
+    }
+  }
+  // update_count after sync: both ranks' updates (7 + 4 batches of up to 16).
+  for (const auto& r : ranks) EXPECT_EQ(r.at("synced_updates_mse"), "11");
+}
+
+}  // namespace
+}  // namespace fulgur

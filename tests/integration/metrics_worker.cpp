@@ -1,0 +1,106 @@
+// metrics-worker: one rank of the two-process metric test (metrics_ddp_test.cpp), started
+// there with torchrun's variables. Each rank scores its uneven shard of metrics_ddp_data()
+// in batches, prints its local values ("local_<metric>=v,v,..."), then the values synced over
+// both ranks ("synced_<metric>=..."). Exits 1 with one line on stderr on error.
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "fulgur/connectors/accelerator_connector.h"
+#include "fulgur/metrics/accuracy.h"
+#include "fulgur/metrics/aggregation.h"
+#include "fulgur/metrics/auroc.h"
+#include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/mean_squared_error.h"
+#include "fulgur/metrics/metric_collection.h"
+#include "fulgur/metrics/precision.h"
+#include "fulgur/metrics/r2_score.h"
+#include "fulgur/strategies/ddp.h"
+#include "integration/metrics_ddp_data.h"
+
+namespace {
+
+namespace fm = fulgur::metrics;
+
+std::string flat(const torch::Tensor& t) {
+  const auto v = t.detach().flatten().to(torch::kCPU, torch::kDouble).contiguous();
+  std::string out;
+  for (int64_t i = 0; i < v.numel(); ++i) {
+    out += fmt::format("{}{:.17g}", i ? "," : "", v[i].item<double>());
+  }
+  return out;
+}
+
+fm::MetricCollection classification() {
+  const fm::ClassificationOptions multiclass{.task = "multiclass", .num_classes = 3};
+  auto macro = multiclass;
+  macro.average = "macro";
+  auto weighted = multiclass;
+  weighted.average = "weighted";
+  return fm::MetricCollection({
+      {"accuracy", std::make_shared<fm::Accuracy>(multiclass)},
+      {"accuracy_macro", std::make_shared<fm::Accuracy>(macro)},
+      {"precision_macro", std::make_shared<fm::Precision>(macro)},
+      {"f1_weighted", std::make_shared<fm::F1Score>(weighted)},
+      {"confmat", std::make_shared<fm::ConfusionMatrix>(
+                      fm::ConfusionMatrixOptions{.task = "multiclass", .num_classes = 3})},
+      {"auroc",
+       std::make_shared<fm::AUROC>(fm::AUROCOptions{.task = "multiclass", .num_classes = 3})},
+  });
+}
+
+}  // namespace
+
+int main() {
+  try {
+    fulgur::AcceleratorConnector connector(
+        {.accelerator = "cpu", .strategy = std::make_shared<fulgur::DDPStrategy>(), .devices = 2});
+    auto& s = *connector.strategy();
+    s.setup_environment();
+    const int rank = s.global_rank();
+    const auto data = fulgur::testing::metrics_ddp_data();
+    const int64_t begin = rank == 0 ? 0 : fulgur::testing::kRank0Samples;
+    const int64_t end = rank == 0 ? fulgur::testing::kRank0Samples : data.labels.size(0);
+
+    auto metrics = classification();
+    fm::AUROC binary_auroc({.task = "binary"});
+    fm::MeanSquaredError mse;
+    fm::R2Score r2;
+    fm::MeanMetric mean;
+    for (int64_t a = begin; a < end; a += 16) {
+      const int64_t b = std::min(a + 16, end);
+      metrics.update(data.scores.slice(0, a, b), data.labels.slice(0, a, b));
+      binary_auroc.update(data.scores.slice(0, a, b).select(1, 0), data.binary.slice(0, a, b));
+      mse.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
+      r2.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
+      mean.update(data.y.slice(0, a, b));
+    }
+    std::map<std::string, fm::Metric*> singles{
+        {"binary_auroc", &binary_auroc}, {"mse", &mse}, {"r2", &r2}, {"mean", &mean}};
+    std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
+    for (const auto& [name, value] : metrics.compute()) {
+      std::cout << "local_" << name << '=' << flat(value) << '\n';
+    }
+    for (const auto& [name, metric] : singles) {
+      std::cout << "local_" << name << '=' << flat(metric->compute()) << '\n';
+    }
+    for (const auto& [name, value] : metrics.compute(s)) {
+      std::cout << "synced_" << name << '=' << flat(value) << '\n';
+    }
+    for (const auto& [name, metric] : singles) {
+      metric->sync(s);
+      std::cout << "synced_" << name << '=' << flat(metric->compute()) << '\n'
+                << "synced_updates_" << name << '=' << metric->update_count() << '\n';
+      metric->unsync();
+    }
+    s.teardown();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "metrics-worker: error: " << e.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,270 @@
+// The Metric base: compute() before update(), reset, caching, sync/unsync across a world of
+// threads (sums of states, gathered cat states of uneven lengths, a rank without samples),
+// misuse of sync, state_dict round trips (also through pickle) and the CheckpointErrors of
+// states that do not fit.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fulgur/errors.h"
+#include "fulgur/metrics/accuracy.h"
+#include "fulgur/metrics/aggregation.h"
+#include "fulgur/metrics/auroc.h"
+#include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/mean_squared_error.h"
+#include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/r2_score.h"
+#include "metrics/thread_world.h"
+
+namespace fulgur::metrics {
+namespace {
+
+using fulgur::testing::ThreadRank;
+using fulgur::testing::ThreadWorld;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+struct Case {
+  std::string name;
+  std::function<std::unique_ptr<Metric>()> make;
+  at::Tensor preds, target;  // the whole data set
+};
+
+std::vector<Case> cases() {
+  torch::manual_seed(31);
+  const int64_t n = 90, c = 3;
+  const auto scores = torch::randn({n, c}, torch::kDouble);
+  const auto labels = torch::randint(0, c, {n}, torch::kLong);
+  const auto binary = torch::randint(0, 2, {n}, torch::kLong);
+  const auto y = torch::randn({n}, torch::kDouble);
+  const auto yhat = y + torch::randn({n}, torch::kDouble);
+  return {
+      {"Accuracy macro",
+       [] {
+         return std::make_unique<Accuracy>(
+             ClassificationOptions{.task = "multiclass", .num_classes = 3, .average = "macro"});
+       },
+       scores, labels},
+      {"F1Score weighted",
+       [] {
+         return std::make_unique<F1Score>(
+             ClassificationOptions{.task = "multiclass", .num_classes = 3, .average = "weighted"});
+       },
+       scores, labels},
+      {"ConfusionMatrix",
+       [] {
+         return std::make_unique<ConfusionMatrix>(
+             ConfusionMatrixOptions{.task = "multiclass", .num_classes = 3, .normalize = "true"});
+       },
+       scores, labels},
+      {"AUROC binary", [] { return std::make_unique<AUROC>(AUROCOptions{.task = "binary"}); },
+       scores.select(1, 0).contiguous(), binary},
+      {"AUROC multiclass",
+       [] { return std::make_unique<AUROC>(AUROCOptions{.task = "multiclass", .num_classes = 3}); },
+       scores.softmax(1), labels},
+      {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
+      {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
+      {"MeanMetric weighted", [] { return std::make_unique<MeanMetric>(); }, y, yhat.abs()},
+      {"MaxMetric", [] { return std::make_unique<MaxMetric>(); }, y, at::Tensor()},
+  };
+}
+
+at::Tensor slice(const at::Tensor& t, int64_t a, int64_t b) {
+  return t.defined() ? t.slice(0, a, b) : t;
+}
+
+// Rank 0 gets the first `split` samples (in two updates), rank 1 the rest.
+void expect_synced_equals_whole(const Case& c, int64_t split) {
+  auto whole = c.make();
+  whole->update(c.preds, c.target);
+  const auto expected = whole->compute();
+  const int64_t n = c.preds.size(0);
+  ThreadWorld world(2);
+  std::mutex mutex;
+  std::vector<at::Tensor> local(2), synced(2), restored(2);
+  std::vector<int64_t> counts(2);
+  world.run([&](int rank) {
+    ThreadRank strategy(world, rank);
+    auto metric = c.make();
+    const int64_t begin = rank == 0 ? 0 : split, end = rank == 0 ? split : n;
+    for (int64_t a = begin; a < end; a += 20) {
+      const int64_t b = std::min(a + 20, end);
+      metric->update(slice(c.preds, a, b), slice(c.target, a, b));
+    }
+    const bool had_samples = metric->update_count() > 0;
+    const auto before = had_samples ? metric->compute() : at::Tensor();
+    metric->sync(strategy);
+    const int64_t count = metric->update_count();
+    const auto value = metric->compute().clone();
+    metric->unsync();
+    const auto after = had_samples ? metric->compute() : at::Tensor();
+    std::lock_guard<std::mutex> lock(mutex);
+    local[rank] = before;
+    synced[rank] = value;
+    restored[rank] = after;
+    counts[rank] = count;
+  });
+  const int64_t updates = (split + 19) / 20 + (n - split + 19) / 20;
+  for (int rank = 0; rank < 2; ++rank) {
+    SCOPED_TRACE(c.name + " split " + std::to_string(split) + " rank " + std::to_string(rank));
+    EXPECT_TRUE(torch::allclose(synced[rank], expected, 1e-9, 1e-12))
+        << synced[rank] << " vs " << expected;
+    EXPECT_EQ(counts[rank], updates);
+    EXPECT_EQ(synced[rank].dim() == 0, c.make()->is_scalar());
+    if (local[rank].defined()) {
+      // unsync() brought the rank's own value back, and, when both ranks had samples, that
+      // value is not the whole one (a max lies on one rank only).
+      EXPECT_TRUE(torch::equal(local[rank], restored[rank]));
+      if (split < n && c.name != "MaxMetric") {
+        EXPECT_FALSE(torch::allclose(local[rank], expected)) << local[rank];
+      }
+    }
+  }
+}
+
+TEST(MetricSync, SyncedValueIsTheValueOfAllSamples) {
+  for (const auto& c : cases()) {
+    expect_synced_equals_whole(c, 60);  // uneven shards: 60 and 30
+    expect_synced_equals_whole(c, 13);
+  }
+}
+
+TEST(MetricSync, ARankWithoutSamplesStillTakesPart) {
+  // Rank 1 never updates (its cat states are empty): the collectives still line up.
+  for (const auto& c : cases()) expect_synced_equals_whole(c, c.preds.size(0));
+}
+
+TEST(MetricSync, ComputeWithStrategySyncsAndRestores) {
+  ThreadWorld world(2);
+  std::vector<double> synced(2), local(2);
+  world.run([&](int rank) {
+    ThreadRank strategy(world, rank);
+    SumMetric sum;
+    sum.update(torch::tensor(rank == 0 ? 1.0 : 10.0));
+    synced[rank] = sum.compute(strategy).item<double>();
+    local[rank] = sum.compute().item<double>();
+  });
+  EXPECT_EQ(synced, (std::vector<double>{11.0, 11.0}));
+  EXPECT_EQ(local, (std::vector<double>{1.0, 10.0}));
+}
+
+TEST(MetricSync, MisuseIsAMetricError) {
+  ThreadWorld world(1);
+  ThreadRank strategy(world, 0);
+  MeanMetric mean;
+  mean.update(torch::tensor(1.0));
+  EXPECT_THAT([&] { mean.unsync(); }, ThrowsMessage<MetricError>(HasSubstr("not synced")));
+  mean.sync(strategy);
+  EXPECT_TRUE(mean.is_synced());
+  EXPECT_THAT([&] { mean.sync(strategy); },
+              ThrowsMessage<MetricError>(HasSubstr("MeanMetric: sync() was called")));
+  EXPECT_THAT([&] { mean.update(torch::tensor(2.0)); },
+              ThrowsMessage<MetricError>(HasSubstr("call unsync() first")));
+  mean.unsync();
+  EXPECT_FALSE(mean.is_synced());
+}
+
+TEST(Metric, ComputeBeforeUpdateResetAndCache) {
+  Accuracy acc({.task = "binary"});
+  EXPECT_EQ(acc.name(), "Accuracy");
+  EXPECT_EQ(acc.higher_is_better(), true);
+  EXPECT_EQ(MeanSquaredError().higher_is_better(), false);
+  EXPECT_THAT([&] { acc.compute(); }, ThrowsMessage<MetricError>(AllOf(
+                                          HasSubstr("Accuracy"), HasSubstr("before any update"))));
+  acc.update(torch::tensor({0.9, 0.2}), torch::tensor({1, 1}));
+  const auto first = acc.compute();
+  EXPECT_EQ(first.dim(), 0);
+  EXPECT_DOUBLE_EQ(first.item<double>(), 0.5);
+  EXPECT_TRUE(acc.compute().is_same(first));  // cached until the next update
+  acc.update(torch::tensor({0.9}), torch::tensor({1}));
+  EXPECT_NEAR(acc.compute().item<double>(), 2.0 / 3, 1e-12);
+  EXPECT_EQ(acc.update_count(), 2);
+  acc.reset();
+  EXPECT_EQ(acc.update_count(), 0);
+  EXPECT_THROW(acc.compute(), MetricError);
+  acc.update(torch::tensor({0.1}), torch::tensor({0}));
+  EXPECT_DOUBLE_EQ(acc.compute().item<double>(), 1.0);
+}
+
+TEST(Metric, StatesFollowTheDevice) {
+  Accuracy acc({.task = "multiclass", .num_classes = 3});
+  acc.to(torch::kCPU);
+  EXPECT_EQ(acc.device(), torch::Device(torch::kCPU));
+  acc.update(torch::randn({8, 3}), torch::randint(0, 3, {8}));
+  EXPECT_TRUE(acc.compute().is_cpu());
+  // The CUDA half runs on a machine with a device (none here: nothing more to check).
+  if (!torch::cuda::is_available()) return;
+  acc.reset();
+  acc.update(torch::randn({8, 3}, torch::kCUDA), torch::randint(0, 3, {8}, torch::kCUDA));
+  EXPECT_TRUE(acc.device().is_cuda());
+  EXPECT_TRUE(acc.compute().is_cuda());
+  acc.to(torch::kCPU);
+  EXPECT_TRUE(acc.compute().is_cpu());
+}
+
+TEST(MetricState, RoundTripsThroughPickle) {
+  torch::manual_seed(32);
+  const auto scores = torch::randn({50, 4}, torch::kDouble).softmax(1);
+  const auto labels = torch::randint(0, 4, {50}, torch::kLong);
+  AUROC auroc({.task = "multiclass", .num_classes = 4});
+  F1Score f1({.task = "multiclass", .num_classes = 4, .average = "macro"});
+  for (Metric* m : std::initializer_list<Metric*>{&auroc, &f1}) {
+    m->update(scores.slice(0, 0, 30), labels.slice(0, 0, 30));
+    m->update(scores.slice(0, 30), labels.slice(0, 30));
+  }
+  AUROC auroc2({.task = "multiclass", .num_classes = 4});
+  F1Score f12({.task = "multiclass", .num_classes = 4, .average = "macro"});
+  auroc2.load_state_dict(torch::pickle_load(torch::pickle_save(auroc.state_dict())));
+  f12.load_state_dict(torch::pickle_load(torch::pickle_save(f1.state_dict())));
+  EXPECT_EQ(auroc2.update_count(), 2);
+  EXPECT_DOUBLE_EQ(auroc2.compute().item<double>(), auroc.compute().item<double>());
+  EXPECT_DOUBLE_EQ(f12.compute().item<double>(), f1.compute().item<double>());
+  // Loaded states keep accumulating.
+  auroc2.update(scores.slice(0, 0, 5), labels.slice(0, 0, 5));
+  auroc.update(scores.slice(0, 0, 5), labels.slice(0, 0, 5));
+  EXPECT_DOUBLE_EQ(auroc2.compute().item<double>(), auroc.compute().item<double>());
+  const auto dict = f1.state_dict().toGenericDict();
+  for (const char* key : {"tp", "fp", "tn", "fn", "_update_count"}) {
+    EXPECT_TRUE(dict.contains(key)) << key;
+  }
+}
+
+TEST(MetricState, StatesThatDoNotFitAreCheckpointErrors) {
+  Accuracy three({.task = "multiclass", .num_classes = 3});
+  three.update(torch::tensor({0, 1}), torch::tensor({0, 2}));
+  Accuracy four({.task = "multiclass", .num_classes = 4});
+  four.update(torch::tensor({3}), torch::tensor({3}));
+  EXPECT_THAT([&] { four.load_state_dict(three.state_dict()); },
+              ThrowsMessage<CheckpointError>(
+                  AllOf(HasSubstr("Accuracy"), HasSubstr("\"tp\""), HasSubstr("shape [3]"))));
+  EXPECT_DOUBLE_EQ(four.compute().item<double>(), 1.0);  // unchanged by the failed load
+  EXPECT_THAT([&] { four.load_state_dict(c10::IValue(int64_t{3})); },
+              ThrowsMessage<CheckpointError>(HasSubstr("Accuracy metric state")));
+  MeanMetric mean;
+  EXPECT_THAT([&] { four.load_state_dict(mean.state_dict()); },
+              ThrowsMessage<CheckpointError>(
+                  AllOf(HasSubstr("Accuracy"), HasSubstr("which this metric does not have"))));
+  auto missing = three.state_dict().toGenericDict();
+  EXPECT_EQ(missing.erase("fn"), 1u);
+  EXPECT_THAT([&] { three.load_state_dict(missing); },
+              ThrowsMessage<CheckpointError>(HasSubstr("has no \"fn\"")));
+  auto corrupt = three.state_dict().toGenericDict();
+  corrupt.insert_or_assign("tp", c10::IValue("garbage"));
+  EXPECT_THAT([&] { three.load_state_dict(corrupt); },
+              ThrowsMessage<CheckpointError>(HasSubstr("not a tensor")));
+  AUROC binary({.task = "binary"});
+  AUROC multi({.task = "multiclass", .num_classes = 3});
+  EXPECT_THAT([&] { binary.load_state_dict(multi.state_dict()); },
+              ThrowsMessage<CheckpointError>(AllOf(HasSubstr("AUROC"), HasSubstr("\"preds\""))));
+}
+
+}  // namespace
+}  // namespace fulgur::metrics
