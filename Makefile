@@ -1,10 +1,12 @@
 # The two entry points: `make demo` and `make test`. Both install, configure and build first.
 # `make bench` runs the benchmarks of bench/ and writes BENCHMARKS.md.
+# `make test-sanitize` runs the tests built with ASan+UBSan (build-sanitize/); `make fuzz` runs
+# the fuzz targets of fuzz/ under AFL++ (build-fuzz/); `make soak` runs the 2-rank soak test.
 BUILD ?= build
 JOBS ?= 2
 DEMO_DIR ?= $(BUILD)/demo
 
-.PHONY: deps configure build demo test bench clean
+.PHONY: deps configure build demo test bench test-sanitize fuzz soak clean
 
 deps:
 	scripts/install-deps
@@ -24,5 +26,14 @@ test: build
 bench: build
 	scripts/bench $(BUILD)
 
+test-sanitize: deps
+	scripts/test-sanitize
+
+fuzz: build
+	scripts/fuzz $(BUILD)
+
+soak: build
+	scripts/soak $(BUILD)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-sanitize build-fuzz

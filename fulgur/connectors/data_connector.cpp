@@ -8,6 +8,8 @@
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
 #include "fulgur/loops/hooks.h"
+#include "fulgur/strategies/strategy.h"
+#include "fulgur/trainer.h"
 
 namespace fulgur {
 
@@ -32,6 +34,11 @@ std::shared_ptr<DataLoader> DataConnector::request(const std::string& stage,
     options.num_replicas = trainer_.world_size();
     options.rank = trainer_.global_rank();
     options.even_shards = stage == "train";
+  }
+  // Page-locked batches let the host-to-device copy run asynchronously, as Lightning's
+  // pin_memory advice for CUDA.
+  if (loader && trainer_.strategy().root_device().is_cuda()) {
+    loader->mutable_options().pin_memory = true;
   }
   return loader;
 }

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "fulgur/errors.h"
 
@@ -146,16 +148,29 @@ torch::Tensor read_idx_gz(const std::string& path) {
     numel *= dim;
   }
 
-  // Decompress straight into the tensor's buffer: no intermediate copy.
-  auto tensor = torch::empty(shape, torch::kUInt8);
-  const int64_t got = gz_read_fully(file.handle, tensor.data_ptr<uint8_t>(), numel, path);
+  // The header's size is a claim, not a fact: the buffer grows with the data actually read, so
+  // a corrupt header cannot make us allocate a terabyte. Growth is geometric (a few copies for
+  // the 47 MB image file); the tensor then takes the buffer over without a copy.
+  auto data = std::make_unique<std::vector<uint8_t>>();
+  constexpr int64_t kFirstChunk = int64_t{1} << 20;
+  int64_t got = 0;
+  while (got < numel) {
+    const int64_t capacity = std::min(numel, std::max(kFirstChunk, got * 2));
+    data->resize(static_cast<size_t>(capacity));
+    const int64_t want = capacity - got;
+    const int64_t read = gz_read_fully(file.handle, data->data() + got, want, path);
+    got += read;
+    if (read < want) break;
+  }
   if (got != numel) {
     throw DataError(
         fmt::format("'{}' is truncated: its header declares shape {} ({} bytes of data) "
                     "but the file holds only {} bytes",
                     path, fmt::join(shape, "x"), numel, got));
   }
-  return tensor;
+  auto* owned = data.release();
+  return torch::from_blob(
+      owned->data(), shape, [owned](void*) { delete owned; }, torch::kUInt8);
 }
 
 namespace {

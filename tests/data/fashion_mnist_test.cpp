@@ -181,6 +181,33 @@ TEST_F(FashionMNISTFilesTest, TruncatedDataIsReported) {
                               "data) but the file holds only 100 bytes")));
 }
 
+// Peak resident memory of this process (VmHWM), in bytes.
+int64_t peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+TEST_F(FashionMNISTFilesTest, AHeaderClaimingHundredsOfGigabytesIsTruncationNotAnAllocation) {
+  // 400000 x 1000 x 1000 bytes = 400 GB declared, 100 bytes present: the reader must report
+  // truncation from what it read, not try to allocate what the header claims.
+  const auto path = dir_ / "huge.gz";
+  write_gz(path, idx_file({400000, 1000, 1000}, 100));
+  const int64_t before = peak_rss_bytes();
+  try {
+    read_idx_gz(path.string());
+    ADD_FAILURE() << "expected DataError";
+  } catch (const DataError& e) {
+    EXPECT_THAT(std::string(e.what()),
+                HasSubstr("is truncated: its header declares shape 400000x1000x1000 "
+                          "(400000000000 bytes of data) but the file holds only 100 bytes"));
+  }
+  EXPECT_LT(peak_rss_bytes() - before, int64_t{64} << 20);
+}
+
 TEST_F(FashionMNISTFilesTest, TruncatedHeaderIsReported) {
   write_gz(dir_ / "train-images-idx3-ubyte.gz", Bytes{0, 0, 8, 3, 0, 0});
   EXPECT_THAT(error_of(), AllOf(HasSubstr((dir_ / "train-images-idx3-ubyte.gz").string()),
