@@ -14,7 +14,8 @@ namespace fulgur {
 
 class SchedulerStateReader {
  public:
-  // `scheduler` is the scheduler's name(); `state` must outlive the reader.
+  // `scheduler` is the scheduler's name(). The reader holds its own handle on `state` (a Dict
+  // is shared, not copied), so a temporary such as item.toGenericDict() is safe to pass.
   SchedulerStateReader(const c10::impl::GenericDict& state, std::string source,
                        std::string scheduler);
 
@@ -35,7 +36,7 @@ class SchedulerStateReader {
  private:
   c10::IValue at(const char* key) const;
 
-  const c10::impl::GenericDict& state_;
+  c10::impl::GenericDict state_;
   std::string source_;
   std::string scheduler_;
 };
