@@ -11,7 +11,10 @@ namespace fulgur {
 
 Module::Module(std::string name) : torch::nn::Module(name), module_name_(std::move(name)) {}
 
-Module::~Module() = default;
+Module::~Module() {
+  // The Trainer may outlive the Module (declared first, or returned from a helper): unlink it.
+  if (trainer_ != nullptr && trainer_->module_ == this) trainer_->module_ = nullptr;
+}
 
 void Module::validation_step(Batch&, int64_t) {
   throw MisconfigurationError(

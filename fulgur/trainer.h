@@ -157,6 +157,8 @@ class Trainer {
   void reload_dataloaders_if_due();
 
  private:
+  // ~Module clears module_ so a Trainer that outlives its Module never reads a dead object.
+  friend class Module;
   void setup_loggers();
   void setup_callbacks();
   // Everything fit/validate/test/predict share: attach, hooks around `body`, teardown,

@@ -42,6 +42,28 @@ TEST(Trainer, PartsAreTheStrategysAndDefaultsResolve) {
   EXPECT_EQ(&t.accelerator(), t.strategy().accelerator().get());
 }
 
+// Either may die first: the survivor forgets the other instead of reading a dead object
+// (UBSan caught ~Trainer reading a destroyed Module before this was so).
+TEST(Trainer, TrainerAndModuleUnlinkWhicheverDiesFirst) {
+  Calls calls;
+  Trainer outliving_trainer(quiet({.max_epochs = 1}));
+  {
+    RecordingModule module(calls);
+    outliving_trainer.fit(module);
+    EXPECT_EQ(outliving_trainer.module(), &module);
+    EXPECT_EQ(module.trainer(), &outliving_trainer);
+  }
+  EXPECT_EQ(outliving_trainer.module(), nullptr);
+
+  RecordingModule outliving_module(calls);
+  {
+    Trainer trainer(quiet({.max_epochs = 1}));
+    trainer.fit(outliving_module);
+    EXPECT_EQ(outliving_module.trainer(), &trainer);
+  }
+  EXPECT_EQ(outliving_module.trainer(), nullptr);
+}
+
 TEST(Trainer, DefaultCallbacksAndLogger) {
   const auto root = (fs::temp_directory_path() / "fulgur_trainer_defaults").string();
   Trainer t({.max_time = "00:00:01:00", .default_root_dir = root});
