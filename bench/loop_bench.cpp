@@ -1,7 +1,7 @@
 // loop-bench: one training measurement per process, for the side-by-side suite that
 // bench/run_loop_bench.py runs (raw LibTorch loop vs fulgur's Trainer.fit vs Python).
 //
-//   loop-bench --impl raw|fulgur|fulgur-bare|loader --workload tiny|medium|cnn|empty
+//   loop-bench --impl raw|raw-heap|fulgur|fulgur-bare|loader --workload tiny|medium|cnn|empty
 //              [--steps N] [--warmup W] [--threads T] [--interop T] [--seed S]
 //              [--log 0|1] [--phases] [--root DIR] [--workers N] [--info]
 //
@@ -19,6 +19,8 @@
 //
 // Implementations:
 //   raw          a hand-written LibTorch loop over whole-batch slices (narrow) of the tensors
+//   raw-heap     the same loop after fulgur::keep_activations_in_heap(), the malloc thresholds
+//                fulgur's CPU accelerator pins: the limit for fulgur's own overhead
 //   fulgur       Trainer.fit with TrainerOptions defaults: progress bar, CSV logger,
 //                checkpointing and model summary on (default_root_dir: --root, or a fresh
 //                directory under $TMPDIR that is removed afterwards)
@@ -56,6 +58,7 @@
 #include <unistd.h>
 
 #include "cnn_module.h"
+#include "fulgur/accelerators/host_allocator.h"
 #include "fulgur/callbacks/callback.h"
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/tensor_dataset.h"
@@ -453,8 +456,10 @@ Args parse(int argc, char** argv) {
     else if (flag == "--info") a.info = true;
     else throw std::invalid_argument("unknown flag " + flag);
   }
-  if (a.impl != "raw" && a.impl != "fulgur" && a.impl != "fulgur-bare" && a.impl != "loader") {
-    throw std::invalid_argument("unknown --impl " + a.impl + " (raw, fulgur, fulgur-bare, loader)");
+  if (a.impl != "raw" && a.impl != "raw-heap" && a.impl != "fulgur" && a.impl != "fulgur-bare" &&
+      a.impl != "loader") {
+    throw std::invalid_argument("unknown --impl " + a.impl +
+                                " (raw, raw-heap, fulgur, fulgur-bare, loader)");
   }
   return a;
 }
@@ -493,7 +498,8 @@ int main(int argc, char** argv) {
                  peak_rss_mb());
       return 0;
     }
-    if (a.impl == "raw") {
+    if (a.impl == "raw" || a.impl == "raw-heap") {
+      if (a.impl == "raw-heap") fulgur::keep_activations_in_heap();
       loss = run_raw(a, s, d, clock);
     } else {
       loss = run_fulgur(a, s, d, clock, a.impl == "fulgur");

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "fulgur/accelerators/host_allocator.h"
 #include "fulgur/errors.h"
 
 namespace fulgur {
@@ -61,6 +62,7 @@ void CPUAccelerator::setup_device(const c10::Device& device) {
                     "accelerator=\"cuda\" for CUDA devices",
                     device.str()));
   }
+  if (options_.keep_activations_in_heap) keep_activations_in_heap();
 }
 
 std::map<std::string, double> CPUAccelerator::device_stats(const c10::Device& device) const {

@@ -7,9 +7,11 @@ namespace fulgur {
 void ResultCollection::log(const std::string& name, const torch::Tensor& value,
                            const ResolvedLog& options, int64_t batch_size) {
   torch::NoGradGuard no_grad;
-  auto v = value.detach();
+  // Python's `.data`: no autograd history, and unlike detach() no dispatched op per step.
+  auto v = value.variable_data();
   if (v.numel() != 1) v = v.mean();
-  v = v.reshape({});
+  // A loss is already a scalar; the reshape is a dispatched op on every logged step.
+  if (v.dim() != 0) v = v.reshape({});
   if (!v.is_floating_point()) v = v.to(torch::kFloat);
   auto [it, inserted] = entries_.try_emplace(name);
   Entry& e = it->second;

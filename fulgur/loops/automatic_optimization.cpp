@@ -35,7 +35,7 @@ torch::Tensor AutomaticOptimization::run(Batch& batch, int64_t batch_idx, bool a
                     [&](Module& m) { m.optimizer_zero_grad(epoch, batch_idx, optimizer); });
     }
     t.run_backward(accumulate > 1 ? loss / static_cast<double>(accumulate) : loss);
-    loss = loss.detach();
+    loss = loss.variable_data();  // detached, without a dispatched op (Python's `.data`)
     return loss;
   };
 
