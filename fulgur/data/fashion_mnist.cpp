@@ -148,6 +148,9 @@ torch::Tensor read_idx_gz(const std::string& path) {
     numel *= dim;
   }
 
+  // No data to own: from_blob would be handed a null buffer and never run the deleter.
+  if (numel == 0) return torch::empty(shape, torch::kUInt8);
+
   // The header's size is a claim, not a fact: the buffer grows with the data actually read, so
   // a corrupt header cannot make us allocate a terabyte. Growth is geometric (a few copies for
   // the 47 MB image file); the tensor then takes the buffer over without a copy.

@@ -126,6 +126,14 @@ TEST_F(FashionMNISTFilesTest, ReadIdxGzReturnsTheDeclaredShapeAndBytes) {
   EXPECT_TRUE(torch::equal(tensor.flatten(), torch::arange(24).remainder(10).to(torch::kUInt8)));
 }
 
+// Found by make fuzz: the empty buffer of a zero-sized shape leaked (LeakSanitizer).
+TEST_F(FashionMNISTFilesTest, ZeroSizedDimensionGivesAnEmptyTensorOfThatShape) {
+  write_gz(dir_ / "empty.gz", idx_file({0, 28}, 0));
+  auto tensor = read_idx_gz((dir_ / "empty.gz").string());
+  EXPECT_EQ(tensor.sizes(), (std::vector<int64_t>{0, 28}));
+  EXPECT_EQ(tensor.scalar_type(), torch::kUInt8);
+}
+
 TEST_F(FashionMNISTFilesTest, TinySplitLoadsAndScalesPixels) {
   write_split("t10k", 3, 3);
   FashionMNIST test(dir_.string(), FashionMNIST::Split::Test);
