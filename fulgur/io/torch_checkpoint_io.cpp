@@ -21,6 +21,7 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/io/error_text.h"
+#include "fulgur/io/pickle_bounds.h"
 #include "fulgur/io/synced_file.h"
 
 namespace fulgur {
@@ -170,21 +171,31 @@ CheckpointDict TorchCheckpointIO::load_checkpoint(const std::string& path) {
   in.close();
 
   c10::IValue value;
+  std::optional<std::string> violation;
   try {
     // torch::pickle_load's reading, from the file instead of a copy of it in memory: each
     // tensor is read once, straight into its own storage. No type resolver and no object
     // loader: a checkpoint holds data only, it never runs code.
     caffe2::serialize::PyTorchStreamReader reader(
         std::make_unique<caffe2::serialize::FileAdapter>(path));
-    value = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"",
-                                              /*type_resolver=*/c10::nullopt,
-                                              /*obj_loader=*/c10::nullopt,
-                                              /*device=*/c10::nullopt, reader);
+    const auto [pickle, pickle_size] = reader.getRecord("data.pkl");
+    violation = pickle_bounds_violation(static_cast<const uint8_t*>(pickle.get()), pickle_size);
+    if (!violation) {
+      value = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"",
+                                                /*tensor_prefix=*/"",
+                                                /*type_resolver=*/c10::nullopt,
+                                                /*obj_loader=*/c10::nullopt,
+                                                /*device=*/c10::nullopt, reader);
+    }
   } catch (const std::exception& e) {
     throw CheckpointError(
         fmt::format("cannot read checkpoint {}: the file is truncated or corrupt "
                     "({})",
                     path, error_text(e)));
+  }
+  if (violation) {
+    throw CheckpointError(
+        fmt::format("cannot read checkpoint {}: the file is corrupt: {}", path, *violation));
   }
   if (!value.isGenericDict()) {
     throw CheckpointError(
