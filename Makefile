@@ -1,12 +1,13 @@
 # The two entry points: `make demo` and `make test`. Both install, configure and build first.
 # `make bench` runs the benchmarks of bench/ and writes BENCHMARKS.md.
-# `make test-sanitize` runs the tests built with ASan+UBSan (build-sanitize/); `make fuzz` runs
+# `make test-sanitize` runs the tests built with ASan+UBSan (build-sanitize/), `make test-tsan`
+# the concurrent parts' tests built with ThreadSanitizer (build-tsan/); `make fuzz` runs
 # the fuzz targets of fuzz/ under AFL++ (build-fuzz/); `make soak` runs the 2-rank soak test.
 BUILD ?= build
 JOBS ?= 2
 DEMO_DIR ?= $(BUILD)/demo
 
-.PHONY: deps configure build demo test bench test-sanitize fuzz soak clean
+.PHONY: deps configure build demo test bench test-sanitize test-tsan fuzz soak clean
 
 deps:
 	scripts/install-deps
@@ -29,6 +30,9 @@ bench: build
 test-sanitize: deps
 	scripts/test-sanitize
 
+test-tsan: deps
+	scripts/test-tsan
+
 fuzz: build
 	scripts/fuzz $(BUILD)
 
@@ -36,4 +40,4 @@ soak: build
 	scripts/soak $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-fuzz
+	rm -rf $(BUILD) build-sanitize build-tsan build-fuzz

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -22,15 +23,18 @@ namespace fulgur {
 namespace {
 
 // Ctrl-C: the handler records it and wakes the watcher, which stops the children. A second
-// Ctrl-C ends this process at once.
-volatile std::sig_atomic_t interrupted = 0;
-int wake_fd = -1;
+// Ctrl-C ends this process at once. The handler runs on whichever thread the signal lands on,
+// so both values are lock-free atomics (a volatile sig_atomic_t only orders the handler with
+// its own thread: ThreadSanitizer reported the watcher's read racing with the handler's write).
+std::atomic<bool> interrupted{false};
+std::atomic<int> wake_fd{-1};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free,
+              "a signal handler may only touch lock-free atomics");
 
 extern "C" void on_interrupt(int) {
-  if (interrupted) ::_exit(130);
-  interrupted = 1;
+  if (interrupted.exchange(true)) ::_exit(130);
   const char byte = 1;
-  [[maybe_unused]] auto written = ::write(wake_fd, &byte, 1);
+  [[maybe_unused]] auto written = ::write(wake_fd.load(), &byte, 1);
 }
 
 std::string signal_name(int signal) {
