@@ -46,6 +46,20 @@ class ChildSupervisorTest : public testing::TempDirTest {
         rank, "/bin/sh", {"sh", "-c", "echo $$ > " + pid_file + "; exec /bin/sleep 60"}, {});
   }
 
+  // Waits for the supervisor's verdict, marks it reported, prints it and whether `sleeper` is
+  // gone, and ends the death test's child.
+  [[noreturn]] static void report_and_exit(pid_t sleeper) {
+    auto& supervisor = ChildSupervisor::instance();
+    const auto failure = supervisor.failure(10s);
+    // The supervisor kills and reaps the other ranks by itself, without stop_all().
+    const bool sleeper_gone = sleeper > 0 && gone_within(sleeper, 5s);
+    supervisor.mark_reported();
+    std::fprintf(stderr, "what=[%s] interrupted=%d sleeper_gone=%d\n",
+                 failure ? failure->what.c_str() : "none", failure && failure->interrupted,
+                 sleeper_gone);
+    std::exit(0);
+  }
+
   static pid_t read_pid(const std::string& pid_file) {
     for (int i = 0; i < 500; ++i) {
       std::ifstream in(pid_file);
@@ -66,14 +80,7 @@ TEST_F(ChildSupervisorTest, AFailingRankStopsTheOthersAndItsErrorIsKept) {
         supervisor.start(1, "/bin/sh",
                          {"sh", "-c", "printf 'ValueError: boom' > \"$FULGUR_ERROR_FILE\"; exit 3"},
                          {});
-        const auto failure = supervisor.failure(10s);
-        // The supervisor kills and reaps the sleeper by itself, without stop_all().
-        const bool sleeper_gone = gone_within(sleeper, 5s);
-        supervisor.mark_reported();
-        std::fprintf(stderr, "what=[%s] interrupted=%d sleeper_gone=%d\n",
-                     failure ? failure->what.c_str() : "none", failure && failure->interrupted,
-                     sleeper_gone);
-        std::exit(0);
+        report_and_exit(sleeper);
       },
       ::testing::ExitedWithCode(0),
       "what=\\[rank 1 \\(pid [0-9]+\\) exited with code 3: ValueError: boom\\] interrupted=0 "
@@ -85,12 +92,10 @@ TEST_F(ChildSupervisorTest, ARankKilledByASignalIsNamedBySignal) {
       {
         auto& supervisor = ChildSupervisor::instance();
         supervisor.start(2, "/bin/sh", {"sh", "-c", "kill -TERM $$"}, {});
-        const auto failure = supervisor.failure(10s);
-        supervisor.mark_reported();
-        std::fprintf(stderr, "what=[%s]\n", failure ? failure->what.c_str() : "none");
-        std::exit(0);
+        report_and_exit(-1);
       },
-      ::testing::ExitedWithCode(0), "what=\\[rank 2 \\(pid [0-9]+\\) was killed by SIGTERM\\]");
+      ::testing::ExitedWithCode(0),
+      "what=\\[rank 2 \\(pid [0-9]+\\) was killed by SIGTERM\\] interrupted=0");
 }
 
 TEST_F(ChildSupervisorTest, AFailureNobodyRaisedEndsTheProcessAtExit) {
@@ -108,17 +113,10 @@ TEST_F(ChildSupervisorTest, AFailureNobodyRaisedEndsTheProcessAtExit) {
 TEST_F(ChildSupervisorTest, CtrlCStopsTheRanksAndIsReportedAsAnInterrupt) {
   EXPECT_EXIT(
       {
-        auto& supervisor = ChildSupervisor::instance();
         start_sleeper(0, path("sleeper.pid"));
         const pid_t sleeper = read_pid(path("sleeper.pid"));
         std::raise(SIGINT);
-        const auto failure = supervisor.failure(10s);
-        const bool sleeper_gone = gone_within(sleeper, 5s);
-        supervisor.mark_reported();
-        std::fprintf(stderr, "what=[%s] interrupted=%d sleeper_gone=%d\n",
-                     failure ? failure->what.c_str() : "none", failure && failure->interrupted,
-                     sleeper_gone);
-        std::exit(0);
+        report_and_exit(sleeper);
       },
       ::testing::ExitedWithCode(0),
       "what=\\[received SIGINT \\(Ctrl-C\\)\\] interrupted=1 sleeper_gone=1");
