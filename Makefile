@@ -2,12 +2,14 @@
 # `make bench` runs the benchmarks of bench/ and writes BENCHMARKS.md.
 # `make test-sanitize` runs the tests built with ASan+UBSan (build-sanitize/), `make test-tsan`
 # the concurrent parts' tests built with ThreadSanitizer (build-tsan/); `make fuzz` runs
-# the fuzz targets of fuzz/ under AFL++ (build-fuzz/); `make soak` runs the 2-rank soak test.
+# the fuzz targets of fuzz/ under AFL++ (build-fuzz/); `make soak` runs the 2-rank soak test;
+# `make test-fetchcontent` builds a user project that takes fulgur with FetchContent
+# (build-fetchcontent/).
 BUILD ?= build
 JOBS ?= 2
 DEMO_DIR ?= $(BUILD)/demo
 
-.PHONY: deps configure build demo test bench test-sanitize test-tsan fuzz soak clean
+.PHONY: deps configure build demo test bench test-sanitize test-tsan test-fetchcontent fuzz soak clean
 
 deps:
 	scripts/install-deps
@@ -33,6 +35,9 @@ test-sanitize: deps
 test-tsan: deps
 	scripts/test-tsan
 
+test-fetchcontent: deps
+	scripts/check-fetchcontent
+
 fuzz: build
 	scripts/fuzz $(BUILD)
 
@@ -40,4 +45,4 @@ soak: build
 	scripts/soak $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-tsan build-fuzz
+	rm -rf $(BUILD) build-sanitize build-tsan build-fuzz build-fetchcontent

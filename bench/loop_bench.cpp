@@ -1,7 +1,8 @@
 // loop-bench: one training measurement per process, for the side-by-side suite that
 // bench/run_loop_bench.py runs (raw LibTorch loop vs fulgur's Trainer.fit vs Python).
 //
-//   loop-bench --impl raw|raw-heap|fulgur|fulgur-bare|loader --workload tiny|medium|cnn|empty
+//   loop-bench --impl raw|raw-heap|fulgur|fulgur-bare|loader
+//              --workload tiny|medium|cnn|empty|deep [--device cpu|cuda] [--precision P]
 //              [--steps N] [--warmup W] [--threads T] [--interop T] [--seed S]
 //              [--log 0|1] [--phases] [--root DIR] [--workers N] [--info]
 //
@@ -13,6 +14,12 @@
 //   cnn     the example's Fashion-MNIST CNN (examples/fashion_mnist/cnn_module.h), batch 64
 //   empty   one scalar parameter w, loss = w*w (a batch of 16 is still fetched): whatever a
 //           step costs here is the loop's own overhead
+//   deep    MLP 784-4096-4096-10, batch 2048: matrix-bound on a GPU (the precision comparison)
+//
+// --device cuda (bench/gpu/): the model on the GPU; the data stays in page-locked host memory
+// and each batch is copied with non_blocking (fulgur: its pinned loader and batch_to_device).
+// The clock waits for the GPU at the start and the end of the timed window. --precision (fulgur
+// only; the raw loop is 32-true): any Trainer precision, e.g. bf16-mixed or 16-mixed.
 // All use SGD (lr 0.01, momentum 0.9), cross-entropy, gradients set to none before backward
 // (Lightning 2.x's and PyTorch 2.x's zero_grad), and read the loss to the host every 50 steps
 // (fulgur: log("train_loss", prog_bar) with log_every_n_steps=50).
@@ -90,12 +97,15 @@ struct Args {
   bool info = false;
   int workers = 1;
   std::string root;
+  std::string device = "cpu";
+  std::string precision = "32-true";
 };
 
 struct WorkloadSpec {
   int64_t batch;
   int64_t hidden;  // MLP width; 0 for the others
   int64_t default_steps;
+  int64_t hidden_layers = 1;  // MLPs: layers of `hidden` units between input and output
 };
 
 WorkloadSpec spec_of(const std::string& workload) {
@@ -103,7 +113,9 @@ WorkloadSpec spec_of(const std::string& workload) {
   if (workload == "medium") return {256, 1024, 150};
   if (workload == "cnn") return {64, 0, 60};
   if (workload == "empty") return {16, 0, 5000};
-  throw std::invalid_argument("unknown --workload " + workload + " (tiny, medium, cnn, empty)");
+  if (workload == "deep") return {2048, 4096, 100, 2};
+  throw std::invalid_argument("unknown --workload " + workload +
+                              " (tiny, medium, cnn, empty, deep)");
 }
 
 double peak_rss_mb() {
@@ -123,15 +135,28 @@ int openblas_threads() {
 
 // ---------------------------------------------------------------- the hand-written models
 
+// 784 -> hidden (-> hidden ...) -> 10, ReLU between, registered as fc1, fc2, ... in that order.
+std::vector<torch::nn::Linear> mlp_layers(const WorkloadSpec& s) {
+  std::vector<torch::nn::Linear> layers{torch::nn::Linear(784, s.hidden)};
+  for (int64_t i = 1; i < s.hidden_layers; ++i) layers.emplace_back(s.hidden, s.hidden);
+  layers.emplace_back(s.hidden, 10);
+  return layers;
+}
+
+torch::Tensor mlp_forward(std::vector<torch::nn::Linear>& layers, const torch::Tensor& x) {
+  auto h = x.flatten(1);
+  for (size_t i = 0; i + 1 < layers.size(); ++i) h = torch::relu(layers[i]->forward(h));
+  return layers.back()->forward(h);
+}
+
 struct RawMLPImpl : torch::nn::Module {
-  explicit RawMLPImpl(int64_t hidden) {
-    fc1 = register_module("fc1", torch::nn::Linear(784, hidden));
-    fc2 = register_module("fc2", torch::nn::Linear(hidden, 10));
+  explicit RawMLPImpl(const WorkloadSpec& s) : layers(mlp_layers(s)) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+      register_module("fc" + std::to_string(i + 1), layers[i]);
+    }
   }
-  torch::Tensor forward(const torch::Tensor& x) {
-    return fc2(torch::relu(fc1(x.flatten(1))));
-  }
-  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  torch::Tensor forward(const torch::Tensor& x) { return mlp_forward(layers, x); }
+  std::vector<torch::nn::Linear> layers;
 };
 TORCH_MODULE(RawMLP);
 
@@ -175,13 +200,13 @@ std::shared_ptr<torch::optim::Optimizer> make_sgd(std::vector<torch::Tensor> par
 
 class MLPModule : public fulgur::Module {
  public:
-  MLPModule(int64_t hidden, bool log) : Module("MLPModule"), log_(log) {
-    fc1_ = register_module("fc1", torch::nn::Linear(784, hidden));
-    fc2_ = register_module("fc2", torch::nn::Linear(hidden, 10));
+  MLPModule(const WorkloadSpec& s, bool log) : Module("MLPModule"), log_(log), layers_(mlp_layers(s)) {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      register_module("fc" + std::to_string(i + 1), layers_[i]);
+    }
   }
   torch::Tensor training_step(fulgur::Batch& batch, int64_t) override {
-    auto loss = torch::cross_entropy_loss(fc2_(torch::relu(fc1_(batch.data.flatten(1)))),
-                                          batch.target);
+    auto loss = torch::cross_entropy_loss(mlp_forward(layers_, batch.data), batch.target);
     if (log_) log("train_loss", loss, {.prog_bar = true});
     return loss;
   }
@@ -189,7 +214,7 @@ class MLPModule : public fulgur::Module {
 
  private:
   bool log_;
-  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr};
+  std::vector<torch::nn::Linear> layers_;
 };
 
 // The example's CNNModule (it logs train_loss to the bar), with the suite's optimizer.
@@ -220,7 +245,9 @@ class EmptyModule : public fulgur::Module {
 // Clock readings of the timed window and, optionally, of the phases of every timed step.
 struct StepClock {
   int64_t warmup = 1;
+  int64_t steps = 0;
   bool phases = false;
+  bool cuda = false;  // wait for the GPU before reading the clock at the window's edges
   Clock::time_point window_start, window_end;
   int64_t timed_steps = 0;
   // Phase totals over the timed window (seconds): "between" runs from the end of one step to
@@ -230,8 +257,10 @@ struct StepClock {
   Clock::time_point t_prev_end, t_start, t_forward_end, t_backward_end;
 
   bool in_window(int64_t index) const { return index >= warmup; }
-  // Called with the clock read after the optimizer step of step `index` (0-based).
-  void step_done(int64_t index, Clock::time_point now) {
+  // Called after the optimizer step of step `index` (0-based).
+  void step_done(int64_t index) {
+    if (cuda && (index + 1 == warmup || index + 1 == steps)) torch::cuda::synchronize();
+    const auto now = Clock::now();
     if (phases && in_window(index)) {
       between += seconds_between(t_prev_end, t_start);
       forward += seconds_between(t_start, t_forward_end);
@@ -267,7 +296,7 @@ class ClockCallback : public fulgur::Callback {
   }
   void on_train_batch_end(fulgur::Trainer&, fulgur::Module&, const torch::Tensor&, fulgur::Batch&,
                           int64_t idx) override {
-    c_.step_done(idx, Clock::now());
+    c_.step_done(idx);
   }
 
  private:
@@ -289,7 +318,8 @@ Data make_data(int64_t batch, int64_t steps) {
 
 template <typename Model, typename Forward>
 double raw_loop(Model& model, Forward&& forward, const Data& d, int64_t batch, int64_t steps,
-                StepClock& clock) {
+                StepClock& clock, const torch::Device& device) {
+  model->to(device);
   model->train();
   torch::optim::SGD optimizer(model->parameters(),
                               torch::optim::SGDOptions(kLr).momentum(kMomentum));
@@ -299,6 +329,10 @@ double raw_loop(Model& model, Forward&& forward, const Data& d, int64_t batch, i
   for (int64_t i = 0; i < steps; ++i) {
     auto x = d.x.narrow(0, i * batch, batch);
     auto y = d.y.narrow(0, i * batch, batch);
+    if (device.is_cuda()) {  // on the CPU even a no-op to() costs dispatcher time
+      x = x.to(device, /*non_blocking=*/true);
+      y = y.to(device, /*non_blocking=*/true);
+    }
     if (clock.phases) clock.t_start = Clock::now();
     auto loss = forward(x, y);
     for (auto& p : params) p.mutable_grad().reset();  // zero_grad(set_to_none=True)
@@ -306,21 +340,25 @@ double raw_loop(Model& model, Forward&& forward, const Data& d, int64_t batch, i
     loss.backward();
     if (clock.phases) clock.t_backward_end = Clock::now();
     optimizer.step();
-    clock.step_done(i, Clock::now());
+    clock.step_done(i);
     if ((i + 1) % kReadLossEvery == 0 || i + 1 == steps) last_loss = loss.template item<double>();
   }
   return last_loss;
 }
 
 double run_raw(const Args& a, const WorkloadSpec& s, const Data& d, StepClock& clock) {
-  if (a.workload == "tiny" || a.workload == "medium") {
-    RawMLP model(s.hidden);
+  if (a.precision != "32-true") {
+    throw std::invalid_argument("the raw loop trains in 32-true only; --precision is for fulgur");
+  }
+  const torch::Device device(a.device);
+  if (s.hidden > 0) {
+    RawMLP model(s);
     return raw_loop(
         model,
         [&](const torch::Tensor& x, const torch::Tensor& y) {
           return torch::cross_entropy_loss(model->forward(x), y);
         },
-        d, s.batch, a.steps, clock);
+        d, s.batch, a.steps, clock, device);
   }
   if (a.workload == "cnn") {
     RawCNN model;
@@ -329,12 +367,12 @@ double run_raw(const Args& a, const WorkloadSpec& s, const Data& d, StepClock& c
         [&](const torch::Tensor& x, const torch::Tensor& y) {
           return torch::cross_entropy_loss(model->forward(x), y);
         },
-        d, s.batch, a.steps, clock);
+        d, s.batch, a.steps, clock, device);
   }
   RawEmpty model;
   return raw_loop(
       model, [&](const torch::Tensor&, const torch::Tensor&) { return model->forward(); }, d,
-      s.batch, a.steps, clock);
+      s.batch, a.steps, clock, device);
 }
 
 // ---------------------------------------------------------------- fulgur
@@ -354,8 +392,8 @@ class LastLoss : public fulgur::Callback {
 double run_fulgur(const Args& a, const WorkloadSpec& s, const Data& d, StepClock& clock,
                   bool defaults) {
   std::shared_ptr<fulgur::Module> module;
-  if (a.workload == "tiny" || a.workload == "medium") {
-    module = std::make_shared<MLPModule>(s.hidden, a.log);
+  if (s.hidden > 0) {
+    module = std::make_shared<MLPModule>(s, a.log);
   } else if (a.workload == "cnn") {
     module = std::make_shared<SgdCNNModule>();
   } else {
@@ -367,7 +405,8 @@ double run_fulgur(const Args& a, const WorkloadSpec& s, const Data& d, StepClock
   auto last_loss = std::make_shared<LastLoss>();
   last_loss->steps = a.steps;
   fulgur::TrainerOptions o;
-  o.accelerator = "cpu";
+  o.accelerator = a.device;
+  o.precision = a.precision;
   o.max_epochs = 1;
   o.callbacks = {std::make_shared<ClockCallback>(clock), last_loss};
   std::filesystem::path root;
@@ -454,12 +493,17 @@ Args parse(int argc, char** argv) {
     else if (flag == "--workers") a.workers = std::stoi(value());
     else if (flag == "--phases") a.phases = true;
     else if (flag == "--info") a.info = true;
+    else if (flag == "--device") a.device = value();
+    else if (flag == "--precision") a.precision = value();
     else throw std::invalid_argument("unknown flag " + flag);
   }
   if (a.impl != "raw" && a.impl != "raw-heap" && a.impl != "fulgur" && a.impl != "fulgur-bare" &&
       a.impl != "loader") {
     throw std::invalid_argument("unknown --impl " + a.impl +
                                 " (raw, raw-heap, fulgur, fulgur-bare, loader)");
+  }
+  if (a.device != "cpu" && a.device != "cuda") {
+    throw std::invalid_argument("unknown --device " + a.device + " (cpu, cuda)");
   }
   return a;
 }
@@ -481,12 +525,18 @@ int main(int argc, char** argv) {
     if (a.warmup >= a.steps) throw std::invalid_argument("--warmup must be below --steps");
 
     torch::manual_seed(a.seed);
-    const Data d = make_data(s.batch, a.steps);
+    Data d = make_data(s.batch, a.steps);
+    if (a.device == "cuda") {
+      if (!torch::cuda::is_available()) throw std::invalid_argument("--device cuda: no CUDA device");
+      d = {d.x.pin_memory(), d.y.pin_memory()};
+    }
     torch::manual_seed(a.seed + 1);  // the model's initialisation, then dropout
 
     StepClock clock;
     clock.warmup = a.warmup;
+    clock.steps = a.steps;
     clock.phases = a.phases;
+    clock.cuda = a.device == "cuda";
     double loss = 0;
     const auto start = Clock::now();
     if (a.impl == "loader") {
@@ -517,10 +567,12 @@ int main(int argc, char** argv) {
     // The progress bar and model summary write to stdout; the result is one line on its own.
     std::fflush(stdout);
     std::cout << std::flush;
-    fmt::print("\nloop-bench impl={} workload={} batch={} steps={} warmup={} threads={} "
+    fmt::print("\nloop-bench impl={} workload={} device={} precision={} batch={} steps={} "
+               "warmup={} threads={} "
                "interop_threads={} steps_per_s={:.2f} us_per_step={:.2f} run_s={:.4f} "
                "peak_rss_mb={:.1f} loss={:.6f}{}\n",
-               a.impl, a.workload, s.batch, a.steps, a.warmup, at::get_num_threads(),
+               a.impl, a.workload, a.device, a.precision, s.batch, a.steps, a.warmup,
+               at::get_num_threads(),
                at::get_num_interop_threads(), n / window, 1e6 * window / n, run_s, peak_rss_mb(),
                loss, phases);
     return 0;

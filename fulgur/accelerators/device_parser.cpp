@@ -1,6 +1,7 @@
 #include "fulgur/accelerators/device_parser.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,7 @@
 #include "fulgur/accelerators/devices.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace fulgur {
 

@@ -1,6 +1,7 @@
 #include "fulgur/cli/component_list.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>

@@ -1,6 +1,7 @@
 #include "fulgur/cli/lightning_cli.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>

@@ -1,6 +1,7 @@
 #include "fulgur/cli/option_traits.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
 
 #include <exception>
 
@@ -38,6 +39,32 @@ std::string rendezvous_advice(const std::string& what, const ProcessGroupOptions
   return fmt::format("check MASTER_ADDR={} and MASTER_PORT={}", o.address, o.port);
 }
 
+#if TORCH_VERSION_MAJOR >= 2
+// LibTorch 2.x: ProcessGroupGloo is a c10d::Backend, and a c10d::ProcessGroup routes each device
+// type's collectives to its backend; Gloo serves both CPU and CUDA tensors here. The group's
+// constructor lost its Options argument in 2.6 and gained setDefaultBackend: a template, so
+// that only the branch this LibTorch has is compiled.
+template <typename Group = c10d::ProcessGroup>
+c10::intrusive_ptr<c10d::ProcessGroup> group_over(const c10::intrusive_ptr<c10d::Store>& store,
+                                                  const ProcessGroupOptions& o,
+                                                  const c10::intrusive_ptr<c10d::Backend>& gloo) {
+  c10::intrusive_ptr<Group> group;
+  if constexpr (requires { typename Group::Options; }) {
+    group = c10::make_intrusive<Group>(
+        store, o.rank, o.world_size,
+        c10::make_intrusive<typename Group::Options>(std::string("gloo"), o.timeout));
+  } else {
+    group = c10::make_intrusive<Group>(store, o.rank, o.world_size);
+  }
+  if constexpr (requires(Group& g) { g.setDefaultBackend(Group::BackendType::GLOO); }) {
+    group->setDefaultBackend(Group::BackendType::GLOO);
+  }
+  group->setBackend(c10::DeviceType::CPU, Group::BackendType::GLOO, gloo);
+  group->setBackend(c10::DeviceType::CUDA, Group::BackendType::GLOO, gloo);
+  return group;
+}
+#endif
+
 }  // namespace
 
 ProcessGroup::ProcessGroup(const ProcessGroupOptions& options) : options_(options) {
@@ -53,8 +80,13 @@ ProcessGroup::ProcessGroup(const ProcessGroupOptions& options) : options_(option
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
     gloo_options->devices.push_back(
         c10d::ProcessGroupGloo::createDeviceForHostname(options.address));
-    group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank, options.world_size,
-                                                         gloo_options);
+    auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank,
+                                                            options.world_size, gloo_options);
+#if TORCH_VERSION_MAJOR >= 2
+    group_ = group_over(store, options, gloo);
+#else
+    group_ = gloo;  // LibTorch 1.13: the backend is the group
+#endif
   } catch (const std::exception& e) {
     throw DistributedError(fmt::format(
         "rank {} of {} could not join the process group at {}:{}: {}; {}", options.rank,

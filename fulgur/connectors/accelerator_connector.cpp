@@ -1,6 +1,7 @@
 #include "fulgur/connectors/accelerator_connector.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fulgur/accelerators/accelerator_registry.h"
 #include "fulgur/accelerators/device_parser.h"

@@ -1,6 +1,7 @@
 #include "fulgur/metrics/metric_collection.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fulgur/errors.h"
 

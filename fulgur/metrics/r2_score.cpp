@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/regression_inputs.h"

@@ -2,6 +2,7 @@
 // the YAML and command-line forms, their order, the objects built, --print_config round trip, help,
 // and the exact error texts. Nothing here trains.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -2,7 +2,11 @@
 // the uninterrupted fit (weights and logged losses, bitwise); SIGKILL at random moments never
 // leaves a torn checkpoint and training still ends where the uninterrupted run ends; SIGTERM
 // stops after the step with a checkpoint and a message.
+#include <sys/stat.h>
+
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "integration/example_runner.h"
@@ -63,16 +67,42 @@ TEST_F(FashionMNISTExample, ResumedFitEqualsTheUninterruptedFitBitwise) {
   EXPECT_EQ(joined, straight);
 }
 
+// The inode of `path` (0 while it does not exist): last.ckpt is replaced by a rename after
+// every step, so a new inode means the run has finished one more step.
+ino_t inode_of(const fs::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? info.st_ino : 0;
+}
+
+// Waits (up to 30 s) until `path` is replaced; returns its new inode, or 0 on timeout.
+ino_t next_inode(const fs::path& path, ino_t current) {
+  for (int i = 0; i < 30'000; ++i) {
+    if (const ino_t now = inode_of(path); now != current && now != 0) return now;
+    ::usleep(1000);
+  }
+  return 0;
+}
+
 TEST_F(FashionMNISTExample, KilledAtRandomMomentsItResumesToTheSameResult) {
   constexpr int64_t kSteps = 80;
   ASSERT_EQ(run(fit_args("straight", kSteps)).exit_code, 0) << read_file(dir / "stderr.txt");
 
+  // Each run is killed at a random moment of the step (and checkpoint write) after its second
+  // step, timed on that run: about three steps a run on any machine, so the 20 kills land
+  // while the fit runs (a fixed delay let a fast machine finish the fit within a few kills).
   std::mt19937 random(2026);
-  std::uniform_int_distribution<int> delay_ms(200, 2500);
+  std::uniform_real_distribution<double> fraction_of_a_step(0.0, 1.5);
+  const fs::path last_ckpt = dir / "crashing/ckpts/last.ckpt";
   int killed_while_training = 0;
   for (int kill = 0; kill < 20; ++kill) {
     const pid_t pid = spawn(with(fit_args("crashing", kSteps), "--ckpt_path=last"), "crashing");
-    ::usleep(delay_ms(random) * 1000);
+    const ino_t first = next_inode(last_ckpt, inode_of(last_ckpt));
+    const auto first_at = std::chrono::steady_clock::now();
+    const ino_t second = first ? next_inode(last_ckpt, first) : 0;
+    const auto step = std::chrono::steady_clock::now() - first_at;
+    if (second == 0) ::kill(pid, SIGKILL);
+    ASSERT_NE(second, 0u) << "run " << kill << " did not make two steps in 30 s";
+    std::this_thread::sleep_for(step * fraction_of_a_step(random));
     ::kill(pid, SIGKILL);
     if (wait_for(pid) == 128 + SIGKILL) ++killed_while_training;
     // Every file under its final name is whole.
@@ -82,7 +112,7 @@ TEST_F(FashionMNISTExample, KilledAtRandomMomentsItResumesToTheSameResult) {
       EXPECT_NO_THROW(load(entry.path())) << entry.path() << " after kill " << kill;
     }
   }
-  EXPECT_GE(killed_while_training, 10) << "most kills should land while the fit runs";
+  EXPECT_GE(killed_while_training, 18) << "most kills should land while the fit runs";
 
   const RunResult last = run(with(fit_args("crashing", kSteps), "--ckpt_path=last"));
   ASSERT_EQ(last.exit_code, 0) << last.err;

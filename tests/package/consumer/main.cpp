@@ -1,4 +1,5 @@
-// A user's program: a Module and a few steps of Trainer.fit, from the installed headers.
+// A user's program: a Module and a few steps of Trainer.fit, built against an installed fulgur
+// (tests/package/consumer) or one taken in with FetchContent (tests/package/fetchcontent).
 #include <iostream>
 
 #include <fulgur/fulgur.h>
