@@ -200,7 +200,8 @@ std::shared_ptr<torch::optim::Optimizer> make_sgd(std::vector<torch::Tensor> par
 
 class MLPModule : public fulgur::Module {
  public:
-  MLPModule(const WorkloadSpec& s, bool log) : Module("MLPModule"), log_(log), layers_(mlp_layers(s)) {
+  MLPModule(const WorkloadSpec& s, bool log)
+      : Module("MLPModule"), log_(log), layers_(mlp_layers(s)) {
     for (size_t i = 0; i < layers_.size(); ++i) {
       register_module("fc" + std::to_string(i + 1), layers_[i]);
     }
