@@ -4,7 +4,7 @@
 //   loop-bench --impl raw|raw-heap|fulgur|fulgur-bare|loader
 //              --workload tiny|medium|cnn|empty|deep [--device cpu|cuda] [--precision P]
 //              [--steps N] [--warmup W] [--threads T] [--interop T] [--seed S]
-//              [--log 0|1] [--phases] [--root DIR] [--workers N] [--info]
+//              [--log 0|1] [--phases] [--ops] [--root DIR] [--workers N] [--info]
 //
 // Workloads (random in-memory data shaped like Fashion-MNIST, uniform in [0, 1), one epoch of
 // exactly N batches, generated from the seed before the model, so every implementation -- C++
@@ -45,21 +45,29 @@
 // setup, every step, checkpoint), peak_rss_mb (VmHWM), loss (the last loss read, a check that
 // the implementations did the same work). With --phases, also the mean µs per step spent
 // between steps (loop bookkeeping, hooks, logging, the next fetch), in forward (with
-// zero_grad), backward and the optimizer step, from clocks read between the phases.
+// zero_grad), backward and the optimizer step, from clocks read between the phases. With --ops,
+// also ops_per_step: the LibTorch operators dispatched per timed step (each one a kernel launch
+// or more on a GPU, so fulgur's count beside the raw loop's shows what it adds; an
+// aten::_local_scalar_dense is a host read that waits for the GPU), and on stderr each
+// operator's count per step.
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <omp.h>
 #include <torch/torch.h>
 
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -94,6 +102,7 @@ struct Args {
   uint64_t seed = 0;
   bool log = true;
   bool phases = false;
+  bool ops = false;
   bool info = false;
   int workers = 1;
   std::string root;
@@ -241,6 +250,40 @@ class EmptyModule : public fulgur::Module {
   torch::Tensor w_;
 };
 
+// ---------------------------------------------------------------- operator counts
+
+// Every operator dispatched in the timed window, by name, in every thread (on a GPU, autograd
+// runs backward in a thread of its own).
+struct OpCounter {
+  std::atomic<bool> on{false};
+  std::mutex mutex;
+  std::map<std::string, int64_t> counts;
+  at::CallbackHandle handle = 0;
+
+  void install() {
+    handle = at::addGlobalCallback(
+        at::RecordFunctionCallback(
+            [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+              auto& self = instance();
+              if (self.on.load(std::memory_order_relaxed)) {
+                std::lock_guard<std::mutex> lock(self.mutex);
+                ++self.counts[fn.name()];
+              }
+              return nullptr;
+            })
+            .scopes({at::RecordScope::FUNCTION}));
+  }
+  int64_t total() const {
+    int64_t n = 0;
+    for (const auto& [_, c] : counts) n += c;
+    return n;
+  }
+  static OpCounter& instance() {
+    static OpCounter counter;
+    return counter;
+  }
+};
+
 // ---------------------------------------------------------------- clocks
 
 // Clock readings of the timed window and, optionally, of the phases of every timed step.
@@ -269,6 +312,8 @@ struct StepClock {
       optimizer += seconds_between(t_backward_end, now);
     }
     t_prev_end = now;
+    if (index + 1 == warmup) OpCounter::instance().on = true;
+    if (index + 1 == steps) OpCounter::instance().on = false;
     if (index + 1 == warmup) window_start = now;
     if (index + 1 > warmup) {
       timed_steps = index + 1 - warmup;
@@ -493,6 +538,7 @@ Args parse(int argc, char** argv) {
     else if (flag == "--root") a.root = value();
     else if (flag == "--workers") a.workers = std::stoi(value());
     else if (flag == "--phases") a.phases = true;
+    else if (flag == "--ops") a.ops = true;
     else if (flag == "--info") a.info = true;
     else if (flag == "--device") a.device = value();
     else if (flag == "--precision") a.precision = value();
@@ -539,6 +585,7 @@ int main(int argc, char** argv) {
     clock.phases = a.phases;
     clock.cuda = a.device == "cuda";
     double loss = 0;
+    if (a.ops) OpCounter::instance().install();
     const auto start = Clock::now();
     if (a.impl == "loader") {
       int64_t batches = 0;
@@ -564,6 +611,13 @@ int main(int argc, char** argv) {
                            "optimizer_us={:.2f}",
                            1e6 * clock.between / n, 1e6 * clock.forward / n,
                            1e6 * clock.backward / n, 1e6 * clock.optimizer / n);
+    }
+    if (a.ops && n > 0) {
+      auto& ops = OpCounter::instance();
+      phases += fmt::format(" ops_per_step={:.2f}", static_cast<double>(ops.total()) / n);
+      for (const auto& [name, count] : ops.counts) {
+        fmt::print(stderr, "ops {:8.2f} {}\n", static_cast<double>(count) / n, name);
+      }
     }
     // The progress bar and model summary write to stdout; the result is one line on its own.
     std::fflush(stdout);
