@@ -58,12 +58,12 @@
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <atomic>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -258,10 +258,9 @@ struct OpCounter {
   std::atomic<bool> on{false};
   std::mutex mutex;
   std::map<std::string, int64_t> counts;
-  at::CallbackHandle handle = 0;
 
   void install() {
-    handle = at::addGlobalCallback(
+    at::addGlobalCallback(
         at::RecordFunctionCallback(
             [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
               auto& self = instance();
