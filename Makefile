@@ -1,5 +1,6 @@
 # The two entry points: `make demo` and `make test`. Both install, configure and build first.
-# `make bench` runs the benchmarks of bench/ and writes BENCHMARKS.md.
+# `make bench` runs the benchmarks of bench/ and writes BENCHMARKS.md; `make bench-instructions`
+# counts the training step's instructions under callgrind (bench/INSTRUCTIONS.md, ~8 minutes).
 # `make test-sanitize` runs the tests built with ASan+UBSan (build-sanitize/), `make test-tsan`
 # the concurrent parts' tests built with ThreadSanitizer (build-tsan/); `make fuzz` runs
 # the fuzz targets of fuzz/ under AFL++ (build-fuzz/); `make soak` runs the 2-rank soak test;
@@ -9,7 +10,7 @@ BUILD ?= build
 JOBS ?= 2
 DEMO_DIR ?= $(BUILD)/demo
 
-.PHONY: deps configure build demo test bench test-sanitize test-tsan test-fetchcontent fuzz soak clean
+.PHONY: deps configure build demo test bench bench-instructions test-sanitize test-tsan test-fetchcontent fuzz soak clean
 
 deps:
 	scripts/install-deps
@@ -28,6 +29,10 @@ test: build
 
 bench: build
 	scripts/bench $(BUILD)
+
+bench-instructions: build
+	/usr/bin/python3 bench/instructions.py --bin $(BUILD)/bin/loop-bench --jobs $(JOBS) \
+	  --out bench/INSTRUCTIONS.md
 
 test-sanitize: deps
 	scripts/test-sanitize
