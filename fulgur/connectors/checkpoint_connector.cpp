@@ -1,6 +1,7 @@
 #include "fulgur/connectors/checkpoint_connector.h"
 
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -184,6 +185,18 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   fit_state.insert("epoch_loop.automatic_optimization.optim_progress", optim);
   auto loops = make_checkpoint_dict();
   loops.insert("fit_loop", fit_state);
+  // Lightning's validate, test and predict with ckpt_path read their own loop's entry (a
+  // KeyError without it). Those loops are not the ones a fit validates with, so at a fit's
+  // checkpoint their counters stand at zero, as Lightning saves them.
+  for (const std::string name : {"validate_loop", "test_loop", "predict_loop"}) {
+    auto progress = progress_dict(settled(0, 0));
+    // Validation and test count batches with a _BatchProgress, prediction with a _Progress.
+    if (name != "predict_loop") progress.insert("is_last_batch", false);
+    auto stage = make_checkpoint_dict();
+    stage.insert("state_dict", make_checkpoint_dict());
+    stage.insert("batch_progress", progress);
+    loops.insert(name, stage);
+  }
   c.insert("loops", loops);
 
   auto hparams = make_checkpoint_dict();

@@ -297,5 +297,31 @@ TEST_F(ResumeTest, CheckpointHoldsLightningsResumeKeys) {
   EXPECT_EQ(checkpoint.at("rng_states").toGenericDict().at("torch").toTensor().numel(), 5056);
 }
 
+// Lightning's Trainer.validate/test/predict(ckpt_path=...) index loops["validate_loop"] etc.
+TEST_F(ResumeTest, CheckpointHoldsLightningsEvaluationLoops) {
+  fit({.callbacks = {every(13)}, .max_steps = 13}, 1);
+  const auto loops = TorchCheckpointIO()
+                         .load_checkpoint(file("epoch=1-step=13.ckpt"))
+                         .at("loops")
+                         .toGenericDict();
+  EXPECT_EQ(loops.size(), 4u);
+  for (const char* name : {"validate_loop", "test_loop", "predict_loop"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(loops.contains(name));
+    const auto stage = loops.at(name).toGenericDict();
+    EXPECT_EQ(stage.at("state_dict").toGenericDict().size(), 0u);
+    const auto progress = stage.at("batch_progress").toGenericDict();
+    for (const char* part : {"total", "current"}) {
+      const auto counters = progress.at(part).toGenericDict();
+      for (const char* counter : {"ready", "started", "processed", "completed"}) {
+        EXPECT_EQ(counters.at(counter).toInt(), 0) << part << "." << counter;
+      }
+    }
+    const bool batch_progress = std::string(name) != "predict_loop";
+    EXPECT_EQ(progress.contains("is_last_batch"), batch_progress);
+    if (batch_progress) EXPECT_FALSE(progress.at("is_last_batch").toBool());
+  }
+}
+
 }  // namespace
 }  // namespace fulgur
