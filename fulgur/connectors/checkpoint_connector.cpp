@@ -202,6 +202,14 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   auto hparams = make_checkpoint_dict();
   for (const auto& [k, v] : module.hparams()) hparams.insert(k, hparam_value(v));
   c.insert("hyper_parameters", hparams);
+  // LightningDataModule.load_from_checkpoint reads its own; Lightning writes it only when set.
+  if (t.datamodule() != nullptr && !t.datamodule()->hparams().empty()) {
+    auto datamodule_hparams = make_checkpoint_dict();
+    for (const auto& [k, v] : t.datamodule()->hparams()) {
+      datamodule_hparams.insert(k, hparam_value(v));
+    }
+    c.insert("datamodule_hyper_parameters", datamodule_hparams);
+  }
 
   if (!weights_only) {
     c10::impl::GenericList optimizer_states(c10::AnyType::get());

@@ -7,6 +7,7 @@
 
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
+#include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/trainer.h"
 #include "temp_dir.h"
 #include "trainer/recording.h"
@@ -37,6 +38,40 @@ TEST_F(HParamsTest, ModuleAndDataModuleHparamsAreLoggedTogether) {
   std::stringstream yaml;
   yaml << in.rdbuf();
   EXPECT_EQ(yaml.str(), "batch_size: 2\nhidden: 8\nlr: 0.1\n");
+}
+
+TEST_F(HParamsTest, TheCheckpointHoldsEachUnderLightningsKey) {
+  Calls calls;
+  RecordingModule module(calls, 4, 0);
+  module.save_hyperparameters({{"lr", 0.1}});
+  LoaderDataModule datamodule({{"batch_size", int64_t{2}}, {"name", std::string("fmnist")}});
+  Trainer trainer({.max_epochs = 1,
+                   .enable_checkpointing = false,
+                   .enable_progress_bar = false,
+                   .enable_model_summary = false,
+                   .default_root_dir = dir_.string()});
+  trainer.fit(module, datamodule);
+  const std::string path = (dir_ / "hp.ckpt").string();
+  trainer.save_checkpoint(path);
+  const auto checkpoint = TorchCheckpointIO().load_checkpoint(path);
+  const auto own = checkpoint.at("hyper_parameters").toGenericDict();
+  EXPECT_EQ(own.size(), 1u);
+  EXPECT_EQ(own.at("lr").toDouble(), 0.1);
+  const auto data = checkpoint.at("datamodule_hyper_parameters").toGenericDict();
+  EXPECT_EQ(data.size(), 2u);
+  EXPECT_EQ(data.at("batch_size").toInt(), 2);
+  EXPECT_EQ(data.at("name").toStringRef(), "fmnist");
+
+  // A DataModule without hyperparameters adds no key, as in Lightning.
+  LoaderDataModule bare({});
+  Trainer second({.max_epochs = 1,
+                  .enable_checkpointing = false,
+                  .enable_progress_bar = false,
+                  .enable_model_summary = false,
+                  .default_root_dir = dir_.string()});
+  second.fit(module, bare);
+  second.save_checkpoint(path);
+  EXPECT_FALSE(TorchCheckpointIO().load_checkpoint(path).contains("datamodule_hyper_parameters"));
 }
 
 TEST_F(HParamsTest, AKeyWithTwoValuesIsAnError) {
