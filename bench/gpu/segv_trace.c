@@ -4,7 +4,8 @@
  * through a bad pointer: glibc's backtrace() stops there, as it did on the first try) and the
  * frame-pointer chain (complete in the -O0 trace build), each as module(+offset) [symbol]; the
  * run script resolves the executable's frames to file:line with addr2line. Then it dies with
- * the same signal. Only async-signal-safe calls (write, dladdr reads loaded maps). */
+ * the same signal. It writes with write(2) only; dladdr is not async-signal-safe, which a
+ * process that is dying anyway can afford. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
