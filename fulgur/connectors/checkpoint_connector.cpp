@@ -210,6 +210,11 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
     }
     c.insert("datamodule_hyper_parameters", datamodule_hparams);
   }
+  // Like the hyperparameters, in weights-only checkpoints too, as Lightning.
+  if (t.datamodule() != nullptr) {
+    auto state = t.datamodule()->state_dict();
+    if (!state.isNone()) c.insert(t.datamodule()->name(), state);
+  }
 
   if (!weights_only) {
     c10::impl::GenericList optimizer_states(c10::AnyType::get());
@@ -221,10 +226,6 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
     }
     c.insert("lr_schedulers", schedulers);
     c.insert("rng_states", collect_rng_states());
-    if (t.datamodule() != nullptr) {
-      auto state = t.datamodule()->state_dict();
-      if (!state.isNone()) c.insert(t.datamodule()->name(), state);
-    }
     auto callbacks = make_checkpoint_dict();
     for (const auto& cb : t.callbacks()) {
       auto state = cb->state_dict();

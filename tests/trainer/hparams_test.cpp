@@ -1,4 +1,5 @@
-// The hyperparameters a fit logs: the Module's and the DataModule's together, as Lightning.
+// The hyperparameters a fit logs and checkpoints: the Module's and the DataModule's, as
+// Lightning; and the DataModule's checkpoint state.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -72,6 +73,50 @@ TEST_F(HParamsTest, TheCheckpointHoldsEachUnderLightningsKey) {
   second.fit(module, bare);
   second.save_checkpoint(path);
   EXPECT_FALSE(TorchCheckpointIO().load_checkpoint(path).contains("datamodule_hyper_parameters"));
+}
+
+// A DataModule with state, as Lightning's state_dict/load_state_dict: how many batches it served.
+class CountingDataModule : public DataModule {
+ public:
+  std::string name() const override { return "CountingDataModule"; }
+  std::shared_ptr<DataLoader> train_dataloader() override { return make_loader(4); }
+  c10::IValue state_dict() override {
+    auto d = make_checkpoint_dict();
+    d.insert("loaders_made", loaders_made);
+    return d;
+  }
+  void load_state_dict(const c10::IValue& state) override {
+    loaders_made = state.toGenericDict().at("loaders_made").toInt();
+  }
+  int64_t loaders_made = 7;
+};
+
+TEST_F(HParamsTest, TheDataModulesStateIsSavedUnderItsNameAndRestored) {
+  Calls calls;
+  RecordingModule module(calls, 4, 0);
+  CountingDataModule datamodule;
+  const TrainerOptions options{.max_epochs = 1,
+                               .enable_checkpointing = false,
+                               .enable_progress_bar = false,
+                               .enable_model_summary = false,
+                               .default_root_dir = dir_.string()};
+  Trainer trainer(options);
+  trainer.fit(module, datamodule);
+  const std::string full = (dir_ / "full.ckpt").string();
+  const std::string weights = (dir_ / "weights.ckpt").string();
+  trainer.save_checkpoint(full);
+  trainer.save_checkpoint(weights, /*weights_only=*/true);
+  for (const auto& path : {full, weights}) {
+    const auto checkpoint = TorchCheckpointIO().load_checkpoint(path);
+    ASSERT_TRUE(checkpoint.contains("CountingDataModule")) << path;
+    EXPECT_EQ(checkpoint.at("CountingDataModule").toGenericDict().at("loaders_made").toInt(), 7);
+  }
+
+  CountingDataModule resumed;
+  resumed.loaders_made = 0;
+  Trainer again(options);
+  again.fit(module, resumed, full);  // at max_epochs already: restores, stops
+  EXPECT_EQ(resumed.loaders_made, 7);
 }
 
 TEST_F(HParamsTest, AKeyWithTwoValuesIsAnError) {
