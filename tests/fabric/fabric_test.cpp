@@ -8,6 +8,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/fabric/fabric.h"
 #include "fulgur/precision/mixed_precision.h"
+#include "python.h"
 #include "temp_dir.h"
 #include "trainer/recording.h"
 
@@ -134,7 +135,7 @@ TEST_F(FabricTest, SaveAndLoadRoundTripEveryPart) {
   std::ofstream(path("read.py"))
       << "import torch\nc = torch.load('" << path("state.ckpt") << "')\n"
       << "print(sorted(c), c['step'], sorted(c['model']), len(c['optimizer']['state']))\n";
-  std::FILE* pipe = ::popen(("/usr/bin/python3 " + path("read.py")).c_str(), "r");
+  std::FILE* pipe = ::popen((testing::python() + " " + path("read.py")).c_str(), "r");
   char line[256] = {};
   ASSERT_NE(std::fgets(line, sizeof line, pipe), nullptr);
   ::pclose(pipe);

@@ -16,6 +16,7 @@
 
 #include "fulgur/loggers/csv_logger.h"
 #include "integration/child_process.h"
+#include "python.h"
 #include "temp_dir.h"
 
 namespace fulgur::testing {
@@ -65,7 +66,7 @@ class PlotTool : public TempDirTest {
   std::string summary(const fs::path& svg) {
     const fs::path script = dir_ / "summarise.py";
     std::ofstream(script) << kSummarise;
-    ChildProcess python({"/usr/bin/python3", script.string(), svg.string()}, dir_ / "py.out",
+    ChildProcess python({testing::python(), script.string(), svg.string()}, dir_ / "py.out",
                         dir_ / "py.err");
     EXPECT_EQ(python.wait(std::chrono::seconds(60)), 0) << python.err();
     return python.out();

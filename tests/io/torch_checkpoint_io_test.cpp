@@ -13,6 +13,7 @@
 #include <random>
 
 #include "fulgur/errors.h"
+#include "python.h"
 #include "temp_dir.h"
 
 namespace fulgur {
@@ -232,7 +233,7 @@ TEST_F(TorchCheckpointIOTest, RemoveDeletesAndToleratesMissingFiles) {
 TEST_F(TorchCheckpointIOTest, PythonTorchLoadReadsIt) {
   io_.save_checkpoint(sample(), path("py.ckpt"));
   const std::string command =
-      "/usr/bin/python3 -c \"import torch; d = torch.load('" + path("py.ckpt") +
+      testing::python() + " -c \"import torch; d = torch.load('" + path("py.ckpt") +
       "'); sd = d['state_dict']; print(type(d).__name__, sorted(d.keys()), d['epoch'], "
       "d['global_step'], d['lr'], d['pytorch-lightning_version'], sd['name'], "
       "sd['weight'].dtype, sd['weight'].tolist(), d['steps'])\" 2>&1";

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "fulgur/errors.h"
+#include "python.h"
 
 namespace fulgur {
 namespace {
@@ -340,9 +341,9 @@ TEST_F(CSVLoggerTest, HparamsYamlReadsBackWithPythonTypes) {
   const fs::path yaml = logs() / "version_0" / "hparams.yaml";
   // Lightning users read this file with PyYAML.
   std::string command = fmt::format(
-      "/usr/bin/python3 -c \"import yaml,sys; d = yaml.safe_load(open(sys.argv[1])); "
+      "{} -c \"import yaml,sys; d = yaml.safe_load(open(sys.argv[1])); "
       "print(' '.join(f'{{k}}={{type(v).__name__}}:{{v!r}}' for k, v in sorted(d.items())))\" '{}'",
-      yaml.string());
+      testing::python(), yaml.string());
   std::FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;

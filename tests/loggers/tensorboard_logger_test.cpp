@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fulgur/errors.h"
+#include "python.h"
 
 namespace fulgur {
 namespace {
@@ -62,12 +63,12 @@ Output run(const std::string& command) {
 }
 
 bool python_protobuf_installed() {
-  return run("/usr/bin/python3 -c 'import google.protobuf' 2>/dev/null").status == 0;
+  return run(testing::python() + " -c 'import google.protobuf' 2>/dev/null").status == 0;
 }
 
 // The reader's lines for `file`; fails the test when the reader rejects it.
 std::string read_events(const std::string& file, const std::string& decoder = "wire") {
-  Output out = run(fmt::format("/usr/bin/python3 '{}' --decoder {} --proto '{}' '{}'", kReader,
+  Output out = run(fmt::format("{} '{}' --decoder {} --proto '{}' '{}'", testing::python(), kReader,
                                decoder, kProto, file));
   EXPECT_EQ(out.status, 0) << "the reader rejected " << file << ":\n" << out.text;
   return out.text;

@@ -20,6 +20,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/io/checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "python.h"
 #include "temp_dir.h"
 
 namespace fulgur {
@@ -503,7 +504,7 @@ class PythonContinuesTraining : public testing::TempDirTest {
   // Runs the script on the files; returns its exit code and output.
   std::pair<int, std::string> run_python(const std::vector<std::string>& files) const {
     std::string command =
-        "/usr/bin/python3 " FULGUR_SOURCE_DIR "/tests/optim/python_optimizer_continue.py";
+        testing::python() + " " FULGUR_SOURCE_DIR "/tests/optim/python_optimizer_continue.py";
     for (const auto& file : files) command += " '" + path(file) + "'";
     command += " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");

@@ -1,9 +1,9 @@
 #pragma once
 // Reference numbers from real PyTorch for the scheduler tests: run_python writes a script to a
-// file of its own (ctest runs tests in parallel) and runs it with /usr/bin/python3, where
-// Debian's python3-torch (1.13) is installed; a script that fails is a test failure showing its
-// output (its stderr goes to the test's). number_rows reads what the script printed, one row of
-// numbers per line.
+// file of its own (ctest runs tests in parallel) and runs it with python() (tests/python.h:
+// Debian's /usr/bin/python3 with python3-torch 1.13); a script that fails is a test failure
+// showing its output (its stderr goes to the test's). number_rows reads what the script
+// printed, one row of numbers per line.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "python.h"
+
 namespace fulgur::testing {
 
 inline std::string run_python(const std::string& script) {
@@ -27,7 +29,7 @@ inline std::string run_python(const std::string& script) {
   if (file == nullptr) return "";
   std::fputs(script.c_str(), file);
   std::fclose(file);
-  std::FILE* pipe = ::popen(fmt::format("/usr/bin/python3 '{}'", path).c_str(), "r");
+  std::FILE* pipe = ::popen(fmt::format("{} '{}'", python(), path).c_str(), "r");
   EXPECT_NE(pipe, nullptr);
   if (pipe == nullptr) return "";
   std::string out;

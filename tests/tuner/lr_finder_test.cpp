@@ -13,6 +13,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/trainer.h"
 #include "fulgur/tuner/tuner.h"
+#include "python.h"
 #include "temp_dir.h"
 #include "trainer/recording.h"
 #include "tuner/tunable_module.h"
@@ -78,7 +79,7 @@ TEST_F(LRFinderTest, SuggestionMatchesTorchGradientArgmin) {
       "dtype=torch.float64))[0]\nprint(idx[int(torch.argmin(g))])\n";
   const std::string py = path("suggest.py");
   std::ofstream(py) << script;
-  std::FILE* pipe = ::popen(("/usr/bin/python3 " + py).c_str(), "r");
+  std::FILE* pipe = ::popen((testing::python() + " " + py).c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   char buffer[64] = {};
   ASSERT_NE(std::fgets(buffer, sizeof buffer, pipe), nullptr);
