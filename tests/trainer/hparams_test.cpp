@@ -22,18 +22,24 @@ class LoaderDataModule : public DataModule {
   std::shared_ptr<DataLoader> train_dataloader() override { return make_loader(4); }
 };
 
-class HParamsTest : public TempDirTest {};
+class HParamsTest : public TempDirTest {
+ protected:
+  // One epoch, no bar, summary or checkpoint callback; logs under the test's directory.
+  TrainerOptions one_epoch() const {
+    return {.max_epochs = 1,
+            .enable_checkpointing = false,
+            .enable_progress_bar = false,
+            .enable_model_summary = false,
+            .default_root_dir = dir_.string()};
+  }
+};
 
 TEST_F(HParamsTest, ModuleAndDataModuleHparamsAreLoggedTogether) {
   Calls calls;
   RecordingModule module(calls, 4, 0);
   module.save_hyperparameters({{"lr", 0.1}, {"hidden", int64_t{8}}});
   LoaderDataModule datamodule({{"batch_size", int64_t{2}}, {"hidden", int64_t{8}}});
-  Trainer trainer({.max_epochs = 1,
-                   .enable_checkpointing = false,
-                   .enable_progress_bar = false,
-                   .enable_model_summary = false,
-                   .default_root_dir = dir_.string()});
+  Trainer trainer(one_epoch());
   trainer.fit(module, datamodule);
   std::ifstream in(dir_ / "lightning_logs" / "version_0" / "hparams.yaml");
   std::stringstream yaml;
@@ -46,11 +52,7 @@ TEST_F(HParamsTest, TheCheckpointHoldsEachUnderLightningsKey) {
   RecordingModule module(calls, 4, 0);
   module.save_hyperparameters({{"lr", 0.1}});
   LoaderDataModule datamodule({{"batch_size", int64_t{2}}, {"name", std::string("fmnist")}});
-  Trainer trainer({.max_epochs = 1,
-                   .enable_checkpointing = false,
-                   .enable_progress_bar = false,
-                   .enable_model_summary = false,
-                   .default_root_dir = dir_.string()});
+  Trainer trainer(one_epoch());
   trainer.fit(module, datamodule);
   const std::string path = (dir_ / "hp.ckpt").string();
   trainer.save_checkpoint(path);
@@ -65,11 +67,7 @@ TEST_F(HParamsTest, TheCheckpointHoldsEachUnderLightningsKey) {
 
   // A DataModule without hyperparameters adds no key, as in Lightning.
   LoaderDataModule bare({});
-  Trainer second({.max_epochs = 1,
-                  .enable_checkpointing = false,
-                  .enable_progress_bar = false,
-                  .enable_model_summary = false,
-                  .default_root_dir = dir_.string()});
+  Trainer second(one_epoch());
   second.fit(module, bare);
   second.save_checkpoint(path);
   EXPECT_FALSE(TorchCheckpointIO().load_checkpoint(path).contains("datamodule_hyper_parameters"));
@@ -95,12 +93,7 @@ TEST_F(HParamsTest, TheDataModulesStateIsSavedUnderItsNameAndRestored) {
   Calls calls;
   RecordingModule module(calls, 4, 0);
   CountingDataModule datamodule;
-  const TrainerOptions options{.max_epochs = 1,
-                               .enable_checkpointing = false,
-                               .enable_progress_bar = false,
-                               .enable_model_summary = false,
-                               .default_root_dir = dir_.string()};
-  Trainer trainer(options);
+  Trainer trainer(one_epoch());
   trainer.fit(module, datamodule);
   const std::string full = (dir_ / "full.ckpt").string();
   const std::string weights = (dir_ / "weights.ckpt").string();
@@ -114,7 +107,7 @@ TEST_F(HParamsTest, TheDataModulesStateIsSavedUnderItsNameAndRestored) {
 
   CountingDataModule resumed;
   resumed.loaders_made = 0;
-  Trainer again(options);
+  Trainer again(one_epoch());
   again.fit(module, resumed, full);  // at max_epochs already: restores, stops
   EXPECT_EQ(resumed.loaders_made, 7);
 }
@@ -124,11 +117,7 @@ TEST_F(HParamsTest, AKeyWithTwoValuesIsAnError) {
   RecordingModule module(calls, 4, 0);
   module.save_hyperparameters({{"hidden", int64_t{8}}});
   LoaderDataModule datamodule({{"hidden", int64_t{16}}});
-  Trainer trainer({.max_epochs = 1,
-                   .enable_checkpointing = false,
-                   .enable_progress_bar = false,
-                   .enable_model_summary = false,
-                   .default_root_dir = dir_.string()});
+  Trainer trainer(one_epoch());
   EXPECT_THAT([&] { trainer.fit(module, datamodule); },
               ::testing::ThrowsMessage<MisconfigurationError>(::testing::HasSubstr(
                   "the keys hidden are present in both the Module's and the DataModule's hparams")));
