@@ -50,8 +50,12 @@ Progress settled(int64_t total, int64_t current) {
   return p;
 }
 
-c10::IValue hparam_value(const HParamValue& v) {
-  return std::visit([](const auto& x) { return c10::IValue(x); }, v);
+c10::impl::GenericDict hparams_dict(const HParams& hparams) {
+  auto d = make_checkpoint_dict();
+  for (const auto& [k, v] : hparams) {
+    d.insert(k, std::visit([](const auto& x) { return c10::IValue(x); }, v));
+  }
+  return d;
 }
 
 // Walks a checkpoint's nested dicts, raising CheckpointError that names the file and the key.
@@ -199,16 +203,10 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   }
   c.insert("loops", loops);
 
-  auto hparams = make_checkpoint_dict();
-  for (const auto& [k, v] : module.hparams()) hparams.insert(k, hparam_value(v));
-  c.insert("hyper_parameters", hparams);
+  c.insert("hyper_parameters", hparams_dict(module.hparams()));
   // LightningDataModule.load_from_checkpoint reads its own; Lightning writes it only when set.
   if (t.datamodule() != nullptr && !t.datamodule()->hparams().empty()) {
-    auto datamodule_hparams = make_checkpoint_dict();
-    for (const auto& [k, v] : t.datamodule()->hparams()) {
-      datamodule_hparams.insert(k, hparam_value(v));
-    }
-    c.insert("datamodule_hyper_parameters", datamodule_hparams);
+    c.insert("datamodule_hyper_parameters", hparams_dict(t.datamodule()->hparams()));
   }
   // Like the hyperparameters, in weights-only checkpoints too, as Lightning.
   if (t.datamodule() != nullptr) {
