@@ -203,9 +203,14 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   }
   c.insert("loops", loops);
 
-  c.insert("hyper_parameters", hparams_dict(module.hparams()));
-  // LightningDataModule.load_from_checkpoint reads its own; Lightning writes it only when set.
+  // As Lightning: each one's hyperparameters only when it has any, beside the name of the
+  // arguments they came from, "kwargs" for save_hyperparameters() over named values.
+  if (!module.hparams().empty()) {
+    c.insert("hparams_name", "kwargs");
+    c.insert("hyper_parameters", hparams_dict(module.hparams()));
+  }
   if (t.datamodule() != nullptr && !t.datamodule()->hparams().empty()) {
+    c.insert("datamodule_hparams_name", "kwargs");
     c.insert("datamodule_hyper_parameters", hparams_dict(t.datamodule()->hparams()));
   }
   // Like the hyperparameters, in weights-only checkpoints too, as Lightning.

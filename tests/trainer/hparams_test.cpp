@@ -60,6 +60,9 @@ TEST_F(HParamsTest, TheCheckpointHoldsEachUnderLightningsKey) {
   const auto own = checkpoint.at("hyper_parameters").toGenericDict();
   EXPECT_EQ(own.size(), 1u);
   EXPECT_EQ(own.at("lr").toDouble(), 0.1);
+  // The name Lightning gives hyperparameters saved from named values.
+  EXPECT_EQ(checkpoint.at("hparams_name").toStringRef(), "kwargs");
+  EXPECT_EQ(checkpoint.at("datamodule_hparams_name").toStringRef(), "kwargs");
   const auto data = checkpoint.at("datamodule_hyper_parameters").toGenericDict();
   EXPECT_EQ(data.size(), 2u);
   EXPECT_EQ(data.at("batch_size").toInt(), 2);
@@ -70,7 +73,9 @@ TEST_F(HParamsTest, TheCheckpointHoldsEachUnderLightningsKey) {
   Trainer second(one_epoch());
   second.fit(module, bare);
   second.save_checkpoint(path);
-  EXPECT_FALSE(TorchCheckpointIO().load_checkpoint(path).contains("datamodule_hyper_parameters"));
+  const auto without = TorchCheckpointIO().load_checkpoint(path);
+  EXPECT_FALSE(without.contains("datamodule_hyper_parameters"));
+  EXPECT_FALSE(without.contains("datamodule_hparams_name"));
 }
 
 // A DataModule with state, as Lightning's state_dict/load_state_dict: how many batches it served.
