@@ -1,6 +1,7 @@
 # The two entry points: `make demo` and `make test`. Both install, configure and build first.
 # `make bench` runs the benchmarks of bench/ and writes BENCHMARKS.md; `make bench-instructions`
-# counts the training step's instructions under callgrind (bench/INSTRUCTIONS.md, ~8 minutes).
+# counts the training step's instructions, cache misses and branch mispredictions under
+# cachegrind (bench/INSTRUCTIONS.md, ~8 minutes).
 # `make test-sanitize` runs the tests built with ASan+UBSan (build-sanitize/), `make test-tsan`
 # the concurrent parts' tests built with ThreadSanitizer (build-tsan/); `make fuzz` runs
 # the fuzz targets of fuzz/ under AFL++ (build-fuzz/); `make soak` runs the 2-rank soak test;
