@@ -3,6 +3,7 @@
 //
 //   loop-bench --impl raw|raw-heap|fulgur|fulgur-bare|loader
 //              --workload tiny|medium|cnn|empty|deep [--device cpu|cuda] [--precision P]
+//              [--copy-stream] [--cuda-graph]
 //              [--steps N] [--warmup W] [--threads T] [--interop T] [--seed S]
 //              [--log 0|1] [--phases] [--ops] [--root DIR] [--workers N] [--info]
 //
@@ -20,6 +21,8 @@
 // and each batch is copied with non_blocking (fulgur: its pinned loader and batch_to_device).
 // The clock waits for the GPU at the start and the end of the timed window. --precision (fulgur
 // only; the raw loop is 32-true): any Trainer precision, e.g. bf16-mixed or 16-mixed.
+// --copy-stream, --cuda-graph (fulgur on cuda only): CUDAAcceleratorOptions::copy_stream (each
+// batch copied on a stream of its own) and ::cuda_graph (the step replayed as a CUDA graph).
 // All use SGD (lr 0.01, momentum 0.9), cross-entropy, gradients set to none before backward
 // (Lightning 2.x's and PyTorch 2.x's zero_grad), and read the loss to the host every 50 steps
 // (fulgur: log("train_loss", prog_bar) with log_every_n_steps=50).
@@ -73,6 +76,7 @@
 #include <unistd.h>
 
 #include "cnn_module.h"
+#include "fulgur/accelerators/cuda_accelerator.h"
 #include "fulgur/accelerators/host_allocator.h"
 #include "fulgur/callbacks/callback.h"
 #include "fulgur/data/data_loader.h"
@@ -108,6 +112,8 @@ struct Args {
   std::string root;
   std::string device = "cpu";
   std::string precision = "32-true";
+  bool copy_stream = false;
+  bool cuda_graph = false;
 };
 
 struct WorkloadSpec {
@@ -451,6 +457,10 @@ double run_fulgur(const Args& a, const WorkloadSpec& s, const Data& d, StepClock
   last_loss->steps = a.steps;
   fulgur::TrainerOptions o;
   o.accelerator = a.device;
+  if (a.copy_stream || a.cuda_graph) {
+    o.accelerator = std::make_shared<fulgur::CUDAAccelerator>(
+        fulgur::CUDAAcceleratorOptions{.copy_stream = a.copy_stream, .cuda_graph = a.cuda_graph});
+  }
   o.precision = a.precision;
   o.max_epochs = 1;
   o.callbacks = {std::make_shared<ClockCallback>(clock), last_loss};
@@ -541,6 +551,8 @@ Args parse(int argc, char** argv) {
     else if (flag == "--info") a.info = true;
     else if (flag == "--device") a.device = value();
     else if (flag == "--precision") a.precision = value();
+    else if (flag == "--copy-stream") a.copy_stream = true;
+    else if (flag == "--cuda-graph") a.cuda_graph = true;
     else throw std::invalid_argument("unknown flag " + flag);
   }
   if (a.impl != "raw" && a.impl != "raw-heap" && a.impl != "fulgur" && a.impl != "fulgur-bare" &&
@@ -550,6 +562,10 @@ Args parse(int argc, char** argv) {
   }
   if (a.device != "cpu" && a.device != "cuda") {
     throw std::invalid_argument("unknown --device " + a.device + " (cpu, cuda)");
+  }
+  if ((a.copy_stream || a.cuda_graph) && (a.device != "cuda" || a.impl.rfind("fulgur", 0) != 0)) {
+    throw std::invalid_argument(
+        "--copy-stream and --cuda-graph are for --impl fulgur or fulgur-bare on --device cuda");
   }
   return a;
 }

@@ -2,12 +2,15 @@
  * debugger is installed. On SIGSEGV/SIGBUS/SIGABRT it prints where the process was: the faulting
  * instruction, the word on top of the stack (the return address, when the fault was a call
  * through a bad pointer: glibc's backtrace() stops there, as it did on the first try) and the
- * frame-pointer chain (complete in the -O0 trace build), each as module(+offset) [symbol]; the
- * run script resolves the executable's frames to file:line with addr2line. Then it dies with
+ * frame-pointer chain (complete in the -O0 trace build), each as module(+offset) [symbol], and,
+ * for frames of libraries built without frame pointers (LibTorch's), every word of the top of
+ * the stack that points into executable code ("scan": the return addresses, and some stale
+ * words); the run script resolves the executable's frames to file:line with addr2line. Then it dies with
  * the same signal. It writes with write(2) only; dladdr is not async-signal-safe, which a
  * process that is dying anyway can afford. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -46,6 +49,43 @@ static void put_frame(const char* what, uintptr_t pc) {
   put("\n");
 }
 
+/* Executable mappings of the process, read from /proc/self/maps with read(2) only. */
+static uintptr_t code[512][2];
+static char maps[1 << 18];
+
+static uintptr_t parse_hex(const char** p) {
+  uintptr_t v = 0;
+  for (;; ++*p) {
+    const char c = **p;
+    if (c >= '0' && c <= '9') v = v * 16 + (uintptr_t)(c - '0');
+    else if (c >= 'a' && c <= 'f') v = v * 16 + (uintptr_t)(c - 'a' + 10);
+    else return v;
+  }
+}
+
+static int read_code_ranges(void) {
+  const int fd = open("/proc/self/maps", O_RDONLY);
+  if (fd < 0) return 0;
+  size_t size = 0;
+  ssize_t got;
+  while (size < sizeof maps - 1 && (got = read(fd, maps + size, sizeof maps - 1 - size)) > 0) {
+    size += (size_t)got;
+  }
+  close(fd);
+  maps[size] = 0;
+  int n = 0;
+  for (const char* line = maps; *line && n < 512;) {
+    const char* p = line;
+    const uintptr_t start = parse_hex(&p);
+    ++p; /* '-' */
+    const uintptr_t end = parse_hex(&p);
+    if (p[0] == ' ' && p[3] == 'x') { code[n][0] = start; code[n][1] = end; ++n; }
+    while (*line && *line != '\n') ++line;
+    if (*line) ++line;
+  }
+  return n;
+}
+
 static void on_fatal(int sig, siginfo_t* si, void* context) {
   signal(sig, SIG_DFL); /* a second fault while reading the stack ends it */
   const ucontext_t* uc = (const ucontext_t*)context;
@@ -66,6 +106,18 @@ static void on_fatal(int sig, siginfo_t* si, void* context) {
     const uintptr_t next = ((const uintptr_t*)fp)[0];
     if (next <= fp) break;
     fp = next;
+  }
+  /* The top 4 KiB of the stack (the mapping around sp is at least that large): each word that
+   * points into executable code, as /proc/self/maps lists it. */
+  const int ranges = read_code_ranges();
+  for (int i = 0; i < 512 && sp != 0 && (sp & 7) == 0; ++i) {
+    const uintptr_t word = ((const uintptr_t*)sp)[i];
+    for (int r = 0; r < ranges; ++r) {
+      if (word >= code[r][0] && word < code[r][1]) {
+        put_frame("scan", word);
+        break;
+      }
+    }
   }
   put("segv_trace: end\n");
   raise(sig);

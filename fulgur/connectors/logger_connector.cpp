@@ -105,13 +105,29 @@ void LoggerConnector::log(const std::string& name, const torch::Tensor& value,
   const auto resolved = resolve(name, options);
   // Sanity-check results are thrown away, so the values need not be kept either.
   if (!resolved || trainer_.sanity_checking()) return;
-  active_results().log(name, value, *resolved, options.batch_size.value_or(batch_size_));
+  const int64_t batch_size = options.batch_size.value_or(batch_size_);
+  if (recorder_ != nullptr) {
+    recorder_->push_back({name, value, *resolved, batch_size});
+    return;
+  }
+  active_results().log(name, value, *resolved, batch_size);
+}
+
+void LoggerConnector::take_recorded(const std::vector<RecordedLog>& logs) {
+  for (const auto& l : logs) active_results().log(l.name, l.value, l.resolved, l.batch_size);
 }
 
 void LoggerConnector::log_metric(const std::string& name,
                                  const std::shared_ptr<metrics::Metric>& metric,
                                  const LogOptions& options) {
   if (!metric) throw MisconfigurationError(fmt::format("log(\"{}\") got no metric", name));
+  if (recorder_ != nullptr) {
+    throw MisconfigurationError(fmt::format(
+        "log(\"{}\") of metric {} in a training step captured as a CUDA graph "
+        "(CUDAAcceleratorOptions::cuda_graph): a metric object keeps state on the host, which a "
+        "replay of the graph cannot update; log its value as a tensor, or turn cuda_graph off",
+        name, metric->name()));
+  }
   if (!metric->is_scalar()) {
     throw MisconfigurationError(fmt::format(
         "log(\"{}\") got metric {}, whose value is not a single number; log its entries instead",

@@ -40,6 +40,19 @@ class LoggerConnector {
   void set_batch_size(int64_t batch_size) { batch_size_ = batch_size; }
 
   void log(const std::string& name, const torch::Tensor& value, const LogOptions& options);
+  // A log() call as the step made it, kept to be taken again (a step captured as a CUDA graph
+  // makes its calls once; each replay writes new values into the same tensors).
+  struct RecordedLog {
+    std::string name;
+    torch::Tensor value;
+    ResolvedLog resolved;
+    int64_t batch_size;
+  };
+  // While `into` is set, log() keeps its calls there instead of taking them, and log() of a
+  // metric object is an error (its host-side state cannot be replayed).
+  void record_logs(std::vector<RecordedLog>* into) { recorder_ = into; }
+  // Takes recorded calls, with the values their tensors hold now.
+  void take_recorded(const std::vector<RecordedLog>& logs);
   // Module::log of a metric object (see ResultCollection::log_metric).
   void log_metric(const std::string& name, const std::shared_ptr<metrics::Metric>& metric,
                   const LogOptions& options);
@@ -104,6 +117,7 @@ class LoggerConnector {
   Metrics logged_metrics_;
   // Train step values that reach the loggers at the next due step.
   std::map<std::string, torch::Tensor> pending_train_values_;
+  std::vector<RecordedLog>* recorder_ = nullptr;
 };
 
 }  // namespace fulgur

@@ -71,6 +71,18 @@ void TrainingEpochLoop::update_lr_schedulers(const std::string& interval, bool p
   }
 }
 
+GraphedTrainingStep* TrainingEpochLoop::graphed_step() {
+  const Optimizer* first = trainer_.optimizers().front().get();
+  if (first != graphed_for_) {  // a new fit: its own optimizer, model and graph
+    graphed_for_ = first;
+    graphed_.reset();
+    if (auto graph = trainer_.strategy().make_step_graph()) {
+      graphed_ = std::make_unique<GraphedTrainingStep>(trainer_, std::move(graph));
+    }
+  }
+  return graphed_.get();
+}
+
 void TrainingEpochLoop::run(DataLoader& loader) {
   Trainer& t = trainer_;
   Module& module = *t.module();
@@ -101,7 +113,10 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     batch_progress.increment_started();
 
     torch::Tensor loss;
-    if (module.automatic_optimization()) {
+    if (GraphedTrainingStep* graphed = graphed_step(); graphed != nullptr) {
+      auto eager = [&](Batch& b) { return automatic.run(b, idx, should_accumulate()); };
+      loss = graphed->run(batch, eager);
+    } else if (module.automatic_optimization()) {
       loss = automatic.run(batch, idx, should_accumulate());
     } else {
       loss = hooks::module(

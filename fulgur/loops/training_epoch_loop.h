@@ -4,12 +4,14 @@
 #include <memory>
 
 #include "fulgur/loops/evaluation_loop.h"
+#include "fulgur/loops/graphed_training_step.h"
 #include "fulgur/loops/progress.h"
 #include "fulgur/trainer.h"
 
 namespace fulgur {
 
 class DataLoader;
+class Optimizer;
 
 class TrainingEpochLoop {
  public:
@@ -43,9 +45,15 @@ class TrainingEpochLoop {
   bool should_check_val() const;
   int64_t batch_idx() const { return batch_progress.current.ready - 1; }
 
+  // The step as a graph when the accelerator offers one (CUDAAcceleratorOptions::cuda_graph),
+  // made for `graphed_for_`, the first optimizer of the fit it serves.
+  GraphedTrainingStep* graphed_step();
+
   Trainer& trainer_;
   EvaluationLoop& val_loop_;
   bool continue_epoch_ = false;
+  std::unique_ptr<GraphedTrainingStep> graphed_;
+  const Optimizer* graphed_for_ = nullptr;
 };
 
 }  // namespace fulgur

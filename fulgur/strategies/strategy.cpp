@@ -1,5 +1,8 @@
 #include "fulgur/strategies/strategy.h"
 
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <fmt/format.h>
 
 #include "fulgur/errors.h"
@@ -18,6 +21,31 @@ T& require(const std::shared_ptr<T>& part, const Strategy& strategy, const char*
                     strategy.name(), what, setter));
   }
   return *part;
+}
+
+// Runs `transfer` with `copy` as its device's current stream, so that the copies it queues run
+// on the copy engine beside the kernels already queued on the compute stream (the one current
+// before). The compute stream then waits for them, and the caching allocator learns that the
+// compute stream uses the batch's memory, which was allocated on the copy stream: otherwise it
+// could hand that memory out again while the compute stream's kernels still read it.
+template <typename Transfer>
+Batch transfer_on(const c10::Stream& copy, Transfer&& transfer) {
+  const c10::impl::VirtualGuardImpl device(copy.device_type());
+  const c10::Stream compute = device.getStream(copy.device());
+  Batch batch;
+  {
+    const c10::StreamGuard on_copy(copy);
+    batch = transfer();
+  }
+  c10::Event copied(copy.device_type());
+  copied.record(copy);
+  copied.block(compute);
+  for (const torch::Tensor* t : {&batch.data, &batch.target}) {
+    if (t->defined() && t->device() == copy.device() && t->has_storage()) {
+      device.recordDataPtrOnStream(t->storage().data_ptr(), compute);
+    }
+  }
+  return batch;
 }
 
 }  // namespace
@@ -55,13 +83,24 @@ void Strategy::teardown() {
 Batch Strategy::batch_to_device(Module& module, Batch batch, int64_t dataloader_idx) {
   auto& precision = require(precision_, *this, "precision plugin", "set_precision()");
   batch = module.on_before_batch_transfer(std::move(batch), dataloader_idx);
-  batch = module.transfer_batch_to_device(std::move(batch), root_device(), dataloader_idx);
+  const c10::Device device = root_device();
+  auto transfer = [&] {
+    return module.transfer_batch_to_device(std::move(batch), device, dataloader_idx);
+  };
+  const auto copy_stream = accelerator_ ? accelerator_->copy_stream(device) : std::nullopt;
+  batch = copy_stream ? transfer_on(*copy_stream, transfer) : transfer();
+  // On the compute stream: what this hook queues (augmentation on the GPU, say) runs in order
+  // with the step's kernels.
   batch = module.on_after_batch_transfer(std::move(batch), dataloader_idx);
   // As Lightning converts every floating tensor of the batch: float targets (regression) must
   // match the model's dtype too; integer labels are left alone by convert_input.
   if (batch.data.defined()) batch.data = precision.convert_input(batch.data);
   if (batch.target.defined()) batch.target = precision.convert_input(batch.target);
   return batch;
+}
+
+std::unique_ptr<StepGraph> Strategy::make_step_graph() {
+  return accelerator_ ? accelerator_->make_step_graph(root_device()) : nullptr;
 }
 
 torch::Tensor Strategy::training_step(Module& module, Batch& batch, int64_t batch_idx) {

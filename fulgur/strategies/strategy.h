@@ -68,7 +68,11 @@ class Strategy {
 
   // ---- one step ----
   // Runs the Module's three transfer hooks; the precision converts floating-point inputs.
+  // The transfer runs on the accelerator's copy stream when it has one.
   virtual Batch batch_to_device(Module& module, Batch batch, int64_t dataloader_idx = 0);
+  // A graph to record the training step in (the accelerator's, for the root device); none when
+  // the accelerator offers none.
+  std::unique_ptr<StepGraph> make_step_graph();
   virtual torch::Tensor training_step(Module& module, Batch& batch, int64_t batch_idx);
   virtual void validation_step(Module& module, Batch& batch, int64_t batch_idx);
   virtual void test_step(Module& module, Batch& batch, int64_t batch_idx);

@@ -1,8 +1,10 @@
 // On a CUDA device (built only against a LibTorch with CUDA; bench/gpu/run runs it on the device
 // machine): the CUDA accelerator's facts and allocator statistics, a fit on the GPU with pinned
-// batches copied without blocking, "bf16-mixed" and "16-mixed" forwards on the GPU, the loss
-// scaler skipping a step whose gradients overflow, and a checkpoint written on the GPU that a
-// CPU Trainer resumes from.
+// batches copied without blocking, batches copied on a copy stream of their own, the step
+// replayed as a CUDA graph, "bf16-mixed" and "16-mixed" forwards on the GPU, the loss scaler
+// skipping a step whose gradients overflow, and a checkpoint written on the GPU that a CPU
+// Trainer resumes from.
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -10,11 +12,12 @@
 
 #include "fulgur/accelerators/cuda_accelerator.h"
 #include "fulgur/data/data_loader.h"
+#include "fulgur/errors.h"
 #include "fulgur/data/tensor_dataset.h"
 #include "fulgur/module.h"
 #include "fulgur/precision/grad_scaler.h"
 #include "fulgur/precision/mixed_precision.h"
-#include "fulgur/strategies/strategy.h"
+#include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/trainer.h"
 #include "temp_dir.h"
 
@@ -103,6 +106,138 @@ TEST(CUDATrainer, FitsOnTheGpuWithPinnedBatches) {
   EXPECT_EQ(model.forward_dtype, torch::kFloat32);
   ASSERT_EQ(model.losses.size(), 80u);
   EXPECT_LT(model.losses.back(), model.losses.front() / 10);
+}
+
+// Notes whether each batch was copied with the device's default stream current.
+class StreamWatchingLine : public Line {
+ public:
+  Batch transfer_batch_to_device(Batch batch, const torch::Device& device, int64_t idx) override {
+    const c10::impl::VirtualGuardImpl cuda(c10::kCUDA);
+    on_default_stream.push_back(cuda.getStream(device) == cuda.getDefaultStream(device));
+    return Line::transfer_batch_to_device(std::move(batch), device, idx);
+  }
+  std::vector<bool> on_default_stream;
+};
+
+TEST(CUDATrainer, TheCopyStreamCopiesBatchesBesideTheComputeStreamToTheSameResult) {
+  torch::manual_seed(0);
+  StreamWatchingLine plain;
+  Trainer(on_gpu("32-true", 3)).fit(plain, line_data());
+
+  torch::manual_seed(0);
+  StreamWatchingLine copied;
+  TrainerOptions options = on_gpu("32-true", 3);
+  options.accelerator =
+      std::make_shared<CUDAAccelerator>(CUDAAcceleratorOptions{.copy_stream = true});
+  Trainer(options).fit(copied, line_data());
+
+  EXPECT_EQ(plain.on_default_stream, std::vector<bool>(24, true));
+  EXPECT_EQ(copied.on_default_stream, std::vector<bool>(24, false));
+  EXPECT_TRUE(copied.on_cuda);
+  EXPECT_EQ(copied.losses, plain.losses) << "every step must see the whole of its batch";
+  const c10::impl::VirtualGuardImpl cuda(c10::kCUDA);
+  const c10::Device gpu(c10::kCUDA, 0);
+  EXPECT_EQ(cuda.getStream(gpu), cuda.getDefaultStream(gpu)) << "the compute stream is current";
+}
+
+// A copy large enough to be caught half done: the compute stream reads it at once, and the
+// memory freed after each batch is allocated again for the next.
+TEST(CUDATrainer, KernelsAfterACopyStreamTransferSeeTheWholeBatch) {
+  class Plain : public Module {
+   public:
+    Plain() : Module("Plain") {}
+    torch::Tensor training_step(Batch&, int64_t) override { return {}; }
+    OptimizerConfig configure_optimizers() override { return {}; }
+  } module;
+  SingleDeviceStrategy strategy(c10::Device(c10::kCUDA, 0));
+  strategy.set_accelerator(
+      std::make_shared<CUDAAccelerator>(CUDAAcceleratorOptions{.copy_stream = true}));
+  strategy.set_precision(std::make_shared<Precision>());
+  const int64_t n = int64_t{1} << 24;  // 64 MiB of float32
+  for (int round = 1; round <= 4; ++round) {
+    Batch batch{torch::full({n}, float(round)).pin_memory(),
+                torch::full({1}, round, torch::kLong).pin_memory()};
+    // Work already queued on the compute stream, which the copy does not wait for.
+    auto busy = torch::ones({2048, 2048}, torch::device(torch::kCUDA))
+                    .matmul(torch::ones({2048, 2048}, torch::device(torch::kCUDA)));
+    const Batch on_gpu = strategy.batch_to_device(module, std::move(batch), 0);
+    ASSERT_TRUE(on_gpu.data.is_cuda());
+    EXPECT_EQ(on_gpu.data.sum().item<double>(), double(n) * round) << "round " << round;
+    EXPECT_EQ(on_gpu.target.item<int64_t>(), round);
+    EXPECT_EQ(busy[0][0].item<float>(), 2048.0f);
+  }
+}
+
+// A step a CUDA graph can replay: no host reads in it (Line reads each loss).
+class GraphSafeLine : public Module {
+ public:
+  GraphSafeLine() : Module("GraphSafeLine") {
+    linear_ = register_module("linear", torch::nn::Linear(1, 1));
+  }
+  torch::Tensor training_step(Batch& batch, int64_t) override {
+    ++host_runs;
+    auto loss = torch::mse_loss(linear_(batch.data), batch.target);
+    log("train_loss", loss, {.on_step = false, .on_epoch = true});
+    return loss;
+  }
+  OptimizerConfig configure_optimizers() override {
+    return std::make_shared<torch::optim::SGD>(parameters(),
+                                               torch::optim::SGDOptions(0.3).momentum(0.9));
+  }
+  torch::nn::Linear linear_{nullptr};
+  int host_runs = 0;
+};
+
+TrainerOptions graphed_on_gpu(PrecisionFlag precision, int64_t epochs) {
+  TrainerOptions options = on_gpu(std::move(precision), epochs);
+  options.accelerator = std::make_shared<CUDAAccelerator>(
+      CUDAAcceleratorOptions{.cuda_graph = true, .cuda_graph_warmup_steps = 3});
+  return options;
+}
+
+TEST(CUDATrainer, ACudaGraphReplaysTheStepToTheEagerResult) {
+  for (const char* precision : {"32-true", "bf16-mixed"}) {
+    torch::manual_seed(0);
+    GraphSafeLine eager;
+    Trainer eager_trainer(on_gpu(precision, 3));
+    eager_trainer.fit(eager, line_data());
+
+    torch::manual_seed(0);
+    GraphSafeLine graphed;
+    Trainer graphed_trainer(graphed_on_gpu(precision, 3));
+    graphed_trainer.fit(graphed, line_data());
+
+    EXPECT_EQ(graphed.host_runs, 4) << precision << ": 3 warm-up steps and the capture";
+    EXPECT_EQ(graphed_trainer.global_step(), 24) << precision;
+    // The same kernels on the same numbers; a tolerance only for a kernel choice that may
+    // differ between the warm-up's stream and the default one.
+    EXPECT_TRUE(torch::allclose(graphed.linear_->weight, eager.linear_->weight, 1e-5, 1e-7))
+        << precision << ": " << graphed.linear_->weight << " vs " << eager.linear_->weight;
+    EXPECT_TRUE(torch::allclose(graphed.linear_->bias, eager.linear_->bias, 1e-5, 1e-7))
+        << precision;
+    const double eager_loss = eager_trainer.callback_metrics().at("train_loss");
+    EXPECT_NEAR(graphed_trainer.callback_metrics().at("train_loss"), eager_loss,
+                1e-5 * eager_loss)
+        << precision << ": the last epoch's mean loss, from the replays' logged values";
+  }
+}
+
+TEST(CUDATrainer, AStepThatReadsTheDeviceCannotBeCapturedAndTheGpuStaysUsable) {
+  torch::manual_seed(0);
+  Line reads_each_loss;  // loss.item() in training_step
+  Trainer trainer(graphed_on_gpu("32-true", 1));
+  try {
+    trainer.fit(reads_each_loss, line_data());
+    ADD_FAILURE() << "the capture must fail";
+  } catch (const MisconfigurationError& e) {
+    EXPECT_NE(std::string(e.what()).find("could not be captured as a CUDA graph"),
+              std::string::npos)
+        << e.what();
+  }
+  GraphSafeLine after;
+  Trainer next(graphed_on_gpu("32-true", 1));
+  next.fit(after, line_data());
+  EXPECT_EQ(next.global_step(), 8);
 }
 
 TEST(CUDATrainer, MixedPrecisionForwardsInBfloat16AndFloat16) {
