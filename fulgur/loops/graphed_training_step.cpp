@@ -86,6 +86,8 @@ GraphedTrainingStep::GraphedTrainingStep(Trainer& trainer, std::unique_ptr<StepG
 
 torch::Tensor GraphedTrainingStep::run(Batch& batch, const EagerStep& eager) {
   if (eager_steps_ < graph_->warmup_steps() && captures_ == 0) {
+    // The first batch's shapes are the ones to capture (not, say, a short last batch's).
+    if (eager_steps_ == 0) inputs_ = batch;
     torch::Tensor loss;
     graph_->warm_up([&] { loss = eager(batch); });
     ++eager_steps_;
@@ -96,7 +98,9 @@ torch::Tensor GraphedTrainingStep::run(Batch& batch, const EagerStep& eager) {
   const bool lrs_settled = lrs == previous_lrs_;
   previous_lrs_ = std::move(lrs);
   if (captured_ && previous_lrs_ != captured_lrs_) captured_ = false;
-  if (!captured_ && (captures_ == 0 || lrs_settled)) return capture(batch, eager);
+  if (!captured_ && fits_inputs(batch) && (captures_ == 0 || lrs_settled)) {
+    return capture(batch, eager);
+  }
   if (!captured_ || !fits_inputs(batch)) {
     ++eager_steps_;
     return eager(batch);

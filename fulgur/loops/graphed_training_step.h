@@ -9,7 +9,8 @@
 // What the step's host code did at the capture stays done once: its hooks run then only, its
 // log() calls are taken again after each replay with the values the replay wrote, and the loss
 // returned is the graph's output tensor, which the next replay overwrites (clone it to keep
-// it). A batch of other shapes (a smaller last batch) trains eagerly. A learning rate changed
+// it). The shapes captured are the first batch's; a batch of other shapes (a smaller last
+// batch) trains eagerly. A learning rate changed
 // since the capture (a scheduler) is taken eagerly, and captured afresh once it holds for a
 // second step: a scheduler that moves the rate every step keeps the step eager.
 #include <functional>
@@ -49,7 +50,9 @@ class GraphedTrainingStep {
   Trainer& trainer_;
   std::unique_ptr<StepGraph> graph_;
   bool captured_ = false;
-  Batch inputs_;        // the captured step's inputs: each replayed batch is copied here
+  // The captured step's inputs: each replayed batch is copied here. Before the capture, the
+  // first batch: its shapes are the ones captured.
+  Batch inputs_;
   torch::Tensor loss_;  // the captured step's loss, rewritten by each replay
   std::vector<LoggerConnector::RecordedLog> logs_;
   std::vector<double> captured_lrs_;

@@ -152,6 +152,19 @@ TEST(GraphedTrainingStep, ABatchOfOtherShapesTrainsEagerly) {
   EXPECT_NEAR(trainer.callback_metrics().at("seen"), 36.0 / 7, 1e-6);
 }
 
+TEST(GraphedTrainingStep, TheCaptureTakesTheFirstBatchsShapesNotAShortLastBatchs) {
+  auto accelerator = std::make_shared<GraphingAccelerator>(/*warmup=*/3);
+  SummingModule module(*accelerator);
+  Trainer trainer(graphed(accelerator, /*epochs=*/2));
+  trainer.fit(module, numbers(7, 2));  // three batches of two, then one of one, twice
+
+  EXPECT_THAT(accelerator->events,
+              ElementsAre("warm_up", "warm_up", "warm_up",            // epoch 0
+                          "capture", "replay", "replay", "replay"));  // epoch 1
+  EXPECT_EQ(module.steps_run, 6) << "3 warm-up, 2 short batches eagerly, 1 capture";
+  EXPECT_EQ(trainer.global_step(), 8);
+}
+
 TEST(GraphedTrainingStep, AChangedLearningRateIsTakenEagerlyThenCapturedAfresh) {
   auto accelerator = std::make_shared<GraphingAccelerator>(/*warmup=*/1);
   SummingModule module(*accelerator);
