@@ -12,8 +12,8 @@
 
 #include "fulgur/accelerators/cuda_accelerator.h"
 #include "fulgur/data/data_loader.h"
-#include "fulgur/errors.h"
 #include "fulgur/data/tensor_dataset.h"
+#include "fulgur/errors.h"
 #include "fulgur/module.h"
 #include "fulgur/precision/grad_scaler.h"
 #include "fulgur/precision/mixed_precision.h"
@@ -140,8 +140,7 @@ TEST(CUDATrainer, TheCopyStreamCopiesBatchesBesideTheComputeStreamToTheSameResul
   EXPECT_EQ(cuda.getStream(gpu), cuda.getDefaultStream(gpu)) << "the compute stream is current";
 }
 
-// A copy large enough to be caught half done: the compute stream reads it at once, and the
-// memory freed after each batch is allocated again for the next.
+// Copies large enough to be caught half done (64 MiB each, milliseconds on the copy engine).
 TEST(CUDATrainer, KernelsAfterACopyStreamTransferSeeTheWholeBatch) {
   class Plain : public Module {
    public:
@@ -153,18 +152,30 @@ TEST(CUDATrainer, KernelsAfterACopyStreamTransferSeeTheWholeBatch) {
   strategy.set_accelerator(
       std::make_shared<CUDAAccelerator>(CUDAAcceleratorOptions{.copy_stream = true}));
   strategy.set_precision(std::make_shared<Precision>());
-  const int64_t n = int64_t{1} << 24;  // 64 MiB of float32
-  for (int round = 1; round <= 4; ++round) {
-    Batch batch{torch::full({n}, float(round)).pin_memory(),
-                torch::full({1}, round, torch::kLong).pin_memory()};
-    // Work already queued on the compute stream, which the copy does not wait for.
-    auto busy = torch::ones({2048, 2048}, torch::device(torch::kCUDA))
-                    .matmul(torch::ones({2048, 2048}, torch::device(torch::kCUDA)));
-    const Batch on_gpu = strategy.batch_to_device(module, std::move(batch), 0);
+  const int64_t n = int64_t{1} << 24;
+  auto batch_of = [&](int value) {
+    return Batch{torch::full({n}, float(value)).pin_memory(),
+                 torch::full({1}, value, torch::kLong).pin_memory()};
+  };
+  // The compute stream is idle: without the wait for the copy, the sum would start at once and
+  // read what has not arrived yet.
+  for (int round = 1; round <= 3; ++round) {
+    const Batch on_gpu = strategy.batch_to_device(module, batch_of(round), 0);
     ASSERT_TRUE(on_gpu.data.is_cuda());
     EXPECT_EQ(on_gpu.data.sum().item<double>(), double(n) * round) << "round " << round;
     EXPECT_EQ(on_gpu.target.item<int64_t>(), round);
-    EXPECT_EQ(busy[0][0].item<float>(), 2048.0f);
+  }
+  // The compute stream is busy, so each batch's sum runs late, after its batch was freed: the
+  // next copy must not be handed that memory before the sum has read it.
+  std::vector<torch::Tensor> sums;
+  for (int round = 1; round <= 4; ++round) {
+    const Batch on_gpu = strategy.batch_to_device(module, batch_of(round), 0);
+    auto busy = torch::ones({4096, 4096}, torch::device(torch::kCUDA));
+    for (int i = 0; i < 4; ++i) busy = busy.matmul(busy) / 4096;
+    sums.push_back(on_gpu.data.sum());
+  }
+  for (int round = 1; round <= 4; ++round) {
+    EXPECT_EQ(sums[round - 1].item<double>(), double(n) * round) << "late sum, round " << round;
   }
 }
 
@@ -216,8 +227,7 @@ TEST(CUDATrainer, ACudaGraphReplaysTheStepToTheEagerResult) {
     EXPECT_TRUE(torch::allclose(graphed.linear_->bias, eager.linear_->bias, 1e-5, 1e-7))
         << precision;
     const double eager_loss = eager_trainer.callback_metrics().at("train_loss");
-    EXPECT_NEAR(graphed_trainer.callback_metrics().at("train_loss"), eager_loss,
-                1e-5 * eager_loss)
+    EXPECT_NEAR(graphed_trainer.callback_metrics().at("train_loss"), eager_loss, 1e-5 * eager_loss)
         << precision << ": the last epoch's mean loss, from the replays' logged values";
   }
 }
