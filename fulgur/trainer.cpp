@@ -20,6 +20,7 @@
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
+#include "fulgur/io/directory_listing.h"
 #include "fulgur/launchers/error_file.h"
 #include "fulgur/loggers/csv_logger.h"
 #include "fulgur/loops/evaluation_loop.h"
@@ -564,18 +565,17 @@ namespace {
 
 // The newest regular file in `dir` whose name passes `wanted`; "" when there is none.
 std::string newest_file(const fs::path& dir, const std::function<bool(const std::string&)>& wanted) {
-  std::string newest;
-  fs::file_time_type newest_time;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file(ec) || !name.ends_with(ModelCheckpoint::kExtension) || !wanted(name)) {
+  if (dir.empty()) return "";
+  const DirectoryEntry* newest = nullptr;
+  const auto entries = list_directory(dir.string());
+  for (const auto& entry : entries) {
+    if (!entry.is_regular_file || !entry.name.ends_with(ModelCheckpoint::kExtension) ||
+        !wanted(entry.name)) {
       continue;
     }
-    const auto time = entry.last_write_time(ec);
-    if (!ec && (newest.empty() || time > newest_time)) newest = entry.path().string(), newest_time = time;
+    if (newest == nullptr || entry.modified_ns > newest->modified_ns) newest = &entry;
   }
-  return newest;
+  return newest == nullptr ? std::string() : (dir / newest->name).string();
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <regex>
+#include <string_view>
 
+#include "fulgur/io/directory_listing.h"
 #include "fulgur/trainer.h"
 
 namespace fulgur {
@@ -41,13 +42,19 @@ int SignalConnector::received() const { return registered_ ? received_signal : 0
 
 std::string SignalConnector::hpc_save_path(const std::string& dir) {
   namespace fs = std::filesystem;
-  static const std::regex numbered(std::string(Trainer::kHpcCheckpointPrefix) + R"(([0-9]+)\.ckpt)");
+  const std::string_view prefix = Trainer::kHpcCheckpointPrefix;
+  constexpr std::string_view kSuffix = ".ckpt";
   int64_t largest = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::smatch m;
-    const std::string name = entry.path().filename().string();
-    if (std::regex_match(name, m, numbered)) largest = std::max<int64_t>(largest, std::stoll(m[1]));
+  for (const auto& entry : list_directory(dir)) {
+    // hpc_ckpt_<n>.ckpt
+    std::string_view name = entry.name;
+    if (name.size() < prefix.size() + kSuffix.size() || !name.starts_with(prefix) ||
+        !name.ends_with(kSuffix)) {
+      continue;
+    }
+    name = name.substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
+    int64_t number = 0;
+    if (parse_count(name, number)) largest = std::max(largest, number);
   }
   return (fs::path(dir) / fmt::format("{}{}.ckpt", Trainer::kHpcCheckpointPrefix, largest + 1))
       .string();

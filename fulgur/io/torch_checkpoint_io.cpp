@@ -15,11 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <regex>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
 #include "fulgur/errors.h"
+#include "fulgur/io/directory_listing.h"
 #include "fulgur/io/error_text.h"
 #include "fulgur/io/pickle_bounds.h"
 #include "fulgur/io/synced_file.h"
@@ -90,17 +91,19 @@ void sync_directory(const fs::path& dir) {
 }  // namespace
 
 int TorchCheckpointIO::remove_stale_temporaries(const std::string& dir) {
-  static const std::regex temporary(R"(.+\.tmp-([0-9]+))");
+  static constexpr std::string_view kMarker = ".tmp-";
   int removed = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
-    std::smatch m;
-    const std::string name = entry.path().filename().string();
-    if (!std::regex_match(name, m, temporary)) continue;
-    const pid_t pid = static_cast<pid_t>(std::stoll(m[1]));
+  for (const auto& entry : list_directory(dir)) {
+    // <name>.tmp-<pid>: the pid of the process that was writing it.
+    const std::string& name = entry.name;
+    const size_t at = name.rfind(kMarker);
+    if (at == std::string::npos || at == 0 || !entry.is_regular_file) continue;
+    pid_t pid = 0;
+    if (!parse_count(std::string_view(name).substr(at + kMarker.size()), pid)) continue;
     // A live process (or one that reused the pid) may still be writing it.
     if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
-    if (fs::remove(entry.path(), ec)) ++removed;
+    const std::string path = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (::unlink(path.c_str()) == 0) ++removed;
   }
   return removed;
 }

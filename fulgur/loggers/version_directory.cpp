@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <string_view>
 
 #include "fulgur/errors.h"
+#include "fulgur/io/directory_listing.h"
 
 namespace fulgur {
 namespace {
@@ -36,22 +36,13 @@ int VersionDirectory::resolve() const {
   fs::path root = fs::path(save_dir_) / name_;
   if (!fs::is_directory(root, ec)) return 0;
   int next = 0;
-  for (const auto& entry : fs::directory_iterator(root, ec)) {
-    std::error_code dir_ec;
-    if (!entry.is_directory(dir_ec)) continue;
-    std::string dir = entry.path().filename().string();
-    if (!dir.starts_with(kVersionPrefix)) continue;
+  for (const auto& entry : list_directory(root.string())) {
+    if (!entry.is_directory || !entry.name.starts_with(kVersionPrefix)) continue;
     // Lightning reads the number between "version_" and the next "_".
-    std::string_view digits = std::string_view(dir).substr(kVersionPrefix.size());
+    std::string_view digits = std::string_view(entry.name).substr(kVersionPrefix.size());
     digits = digits.substr(0, digits.find('_'));
-    if (digits.empty() ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      continue;
-    }
     int number = 0;
-    auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    if (err != std::errc() || end != digits.data() + digits.size()) continue;
-    next = std::max(next, number + 1);
+    if (parse_count(digits, number)) next = std::max(next, number + 1);
   }
   return next;
 }
