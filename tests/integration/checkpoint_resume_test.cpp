@@ -10,6 +10,7 @@
 
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "integration/example_runner.h"
+#include "integration/files_in.h"
 
 namespace fulgur::testing {
 namespace {
@@ -106,10 +107,8 @@ TEST_F(FashionMNISTExample, KilledAtRandomMomentsItResumesToTheSameResult) {
     ::kill(pid, SIGKILL);
     if (wait_for(pid) == 128 + SIGKILL) ++killed_while_training;
     // Every file under its final name is whole.
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir / "crashing/ckpts", ec)) {
-      if (entry.path().extension() != ".ckpt") continue;
-      EXPECT_NO_THROW(load(entry.path())) << entry.path() << " after kill " << kill;
+    for (const auto& file : files_in(dir / "crashing/ckpts", ".ckpt")) {
+      EXPECT_NO_THROW(load(file)) << file << " after kill " << kill;
     }
   }
   EXPECT_GE(killed_while_training, 18) << "most kills should land while the fit runs";
@@ -118,9 +117,9 @@ TEST_F(FashionMNISTExample, KilledAtRandomMomentsItResumesToTheSameResult) {
   ASSERT_EQ(last.exit_code, 0) << last.err;
   EXPECT_EQ(load(dir / "crashing/ckpts/last.ckpt").at("global_step").toInt(), kSteps);
   expect_same_weights(dir / "straight/ckpts/last.ckpt", dir / "crashing/ckpts/last.ckpt");
-  for (const auto& entry : fs::directory_iterator(dir / "crashing/ckpts")) {
-    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos)
-        << "stale temporary left: " << entry.path();
+  for (const auto& file : files_in(dir / "crashing/ckpts")) {
+    EXPECT_EQ(file.filename().string().find(".tmp-"), std::string::npos)
+        << "stale temporary left: " << file;
   }
 }
 

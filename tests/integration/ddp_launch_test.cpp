@@ -17,6 +17,7 @@
 
 #include "fulgur/environments/lightning_environment.h"
 #include "integration/child_process.h"
+#include "integration/files_in.h"
 #include "temp_dir.h"
 
 namespace fulgur {
@@ -25,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::ChildProcess;
+using testing::files_in;
 using testing::key_values;
 using testing::process_alive;
 using Clock = std::chrono::steady_clock;
@@ -118,11 +120,7 @@ TEST_F(DDPLaunchTest, TwoRanksTrainLikeOneProcessWithTheDoubleBatch) {
   EXPECT_EQ(r1.at("log_dir"), (logs / "version_0").string());
   EXPECT_EQ(r0.at("best_model_path"), r1.at("best_model_path"));
   EXPECT_TRUE(fs::exists(r0.at("best_model_path")));
-  int checkpoints = 0;
-  for (const auto& entry : fs::directory_iterator(logs / "version_0" / "checkpoints")) {
-    checkpoints += entry.path().extension() == ".ckpt";
-  }
-  EXPECT_EQ(checkpoints, 1);
+  EXPECT_EQ(files_in(logs / "version_0" / "checkpoints", ".ckpt").size(), 1u);
 }
 
 TEST_F(DDPLaunchTest, WithGradientAccumulationTwoRanksStillTrainLikeOneProcess) {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "integration/example_runner.h"
+#include "integration/files_in.h"
 
 namespace fulgur::testing {
 namespace {
@@ -23,10 +24,7 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
   EXPECT_FALSE(column(version / "metrics.csv", "val_acc").empty());
   EXPECT_FALSE(column(version / "metrics.csv", "val_f1").empty());
 
-  std::vector<fs::path> checkpoints;
-  for (const auto& entry : fs::directory_iterator(version / "checkpoints")) {
-    if (entry.path().extension() == ".ckpt") checkpoints.push_back(entry.path());
-  }
+  const std::vector<fs::path> checkpoints = files_in(version / "checkpoints", ".ckpt");
   ASSERT_EQ(checkpoints.size(), 1u);
   EXPECT_GT(fs::file_size(checkpoints[0]), 100'000u);  // the CNN's weights are ~1.7 MB
 
@@ -150,11 +148,8 @@ TEST_F(FashionMNISTExample, DdpOnTwoProcessesLearnsLikeOneProcessAndWritesOneLog
     return run(args);
   };
   const auto checkpoint_of = [&](const std::string& root) {
-    std::vector<fs::path> found;
-    for (const auto& e : fs::directory_iterator(dir / root / "lightning_logs" / "version_0" /
-                                                "checkpoints")) {
-      if (e.path().extension() == ".ckpt") found.push_back(e.path());
-    }
+    const std::vector<fs::path> found =
+        files_in(dir / root / "lightning_logs" / "version_0" / "checkpoints", ".ckpt");
     EXPECT_EQ(found.size(), 1u) << root;
     return found.empty() ? std::string() : found[0].string();
   };
@@ -207,7 +202,9 @@ TEST_F(FashionMNISTExample, Bf16MixedLearnsAsWellAsFullPrecision) {
     ASSERT_EQ(fit.exit_code, 0) << fit.out << fit.err;
     const fs::path checkpoints = dir / precision / "lightning_logs" / "version_0" / "checkpoints";
     ASSERT_TRUE(fs::exists(checkpoints)) << fit.out << fit.err;
-    const std::string checkpoint = fs::directory_iterator(checkpoints)->path().string();
+    const auto found = files_in(checkpoints, ".ckpt");
+    ASSERT_EQ(found.size(), 1u) << fit.out << fit.err;
+    const std::string checkpoint = found[0].string();
     const RunResult test = run({"test", "--ckpt_path=" + checkpoint, "--trainer.logger=false",
                                 "--trainer.enable_progress_bar=false",
                                 "--trainer.precision=" + precision});
@@ -232,8 +229,10 @@ TEST_F(FashionMNISTExample, Bf16TrueAnd64TrueTrainTheExample) {
     ASSERT_EQ(fit.exit_code, 0) << precision << fit.out << fit.err;
     const fs::path checkpoints = dir / precision / "lightning_logs" / "version_0" / "checkpoints";
     ASSERT_TRUE(fs::exists(checkpoints)) << fit.out << fit.err;
+    const auto found = files_in(checkpoints, ".ckpt");
+    ASSERT_EQ(found.size(), 1u) << precision << fit.out << fit.err;
     const RunResult test =
-        run({"test", "--ckpt_path=" + fs::directory_iterator(checkpoints)->path().string(),
+        run({"test", "--ckpt_path=" + found[0].string(),
              "--trainer.logger=false", "--trainer.enable_progress_bar=false",
              "--trainer.limit_test_batches=40", "--trainer.precision=" + precision});
     ASSERT_EQ(test.exit_code, 0) << precision << test.out << test.err;

@@ -16,6 +16,7 @@
 
 #include "fulgur/loggers/csv_logger.h"
 #include "integration/child_process.h"
+#include "integration/files_in.h"
 #include "python.h"
 #include "temp_dir.h"
 
@@ -121,9 +122,7 @@ TEST_F(PlotTool, PlotsEveryCurveOfARun) {
             "  legend lr-SGD\n");
   // Nothing else appeared next to the table (the temporary file was renamed into place).
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(version))
-    files.push_back(entry.path().filename());
-  std::sort(files.begin(), files.end());
+  for (const auto& file : files_in(version)) files.push_back(file.filename());
   EXPECT_EQ(files, (std::vector<std::string>{"hparams.yaml", "metrics.csv", "metrics.svg"}));
 }
 

@@ -18,6 +18,7 @@
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/tensor_dataset.h"
 #include "fulgur/io/async_checkpoint_io.h"
+#include "fulgur/io/directory_listing.h"
 #include "fulgur/module.h"
 #include "fulgur/trainer.h"
 
@@ -53,11 +54,9 @@ int64_t proc_status(const std::string& key) {
 }
 
 int64_t open_fds() {
-  int64_t n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-    ++n;
-  }
-  return n - 1;  // the directory iterator's own descriptor
+  // Listed as fulgur lists directories (fulgur/io/directory_listing.h), less the listing's own
+  // descriptor.
+  return static_cast<int64_t>(fulgur::list_directory("/proc/self/fd").size()) - 1;
 }
 
 // Appends one sample a second, from the training thread (where the loop's allocations happen).
