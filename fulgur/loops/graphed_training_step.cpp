@@ -94,9 +94,9 @@ torch::Tensor GraphedTrainingStep::run(Batch& batch, const EagerStep& eager) {
     return loss;
   }
   // The captured optimizer step carries the learning rates it was recorded with.
-  std::vector<double> lrs = learning_rates();
-  const bool lrs_settled = lrs == previous_lrs_;
-  previous_lrs_ = std::move(lrs);
+  read_learning_rates(current_lrs_);
+  const bool lrs_settled = current_lrs_ == previous_lrs_;
+  previous_lrs_.swap(current_lrs_);  // both keep their capacity: no allocation per step
   if (captured_ && previous_lrs_ != captured_lrs_) captured_ = false;
   if (!captured_ && fits_inputs(batch) && (captures_ == 0 || lrs_settled)) {
     return capture(batch, eager);
@@ -159,12 +159,11 @@ bool GraphedTrainingStep::fits_inputs(const Batch& batch) const {
   return same_layout(batch.data, inputs_.data) && same_layout(batch.target, inputs_.target);
 }
 
-std::vector<double> GraphedTrainingStep::learning_rates() const {
-  std::vector<double> lrs;
+void GraphedTrainingStep::read_learning_rates(std::vector<double>& into) const {
+  into.clear();
   for (const auto& group : trainer_.optimizers().front()->param_groups()) {
-    lrs.push_back(group.options().get_lr());
+    into.push_back(group.options().get_lr());
   }
-  return lrs;
 }
 
 }  // namespace fulgur

@@ -45,7 +45,7 @@ class GraphedTrainingStep {
   torch::Tensor capture(Batch& batch, const EagerStep& eager);
   torch::Tensor replay(const Batch& batch);
   bool fits_inputs(const Batch& batch) const;
-  std::vector<double> learning_rates() const;
+  void read_learning_rates(std::vector<double>& into) const;
 
   Trainer& trainer_;
   std::unique_ptr<StepGraph> graph_;
@@ -57,6 +57,7 @@ class GraphedTrainingStep {
   std::vector<LoggerConnector::RecordedLog> logs_;
   std::vector<double> captured_lrs_;
   std::vector<double> previous_lrs_;  // at the step before this one
+  std::vector<double> current_lrs_;   // this step's, read into a reused buffer
   int64_t captures_ = 0;
   int64_t replays_ = 0;
   int64_t eager_steps_ = 0;
