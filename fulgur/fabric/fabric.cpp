@@ -81,7 +81,10 @@ FabricDataLoader Fabric::setup_dataloaders(std::shared_ptr<DataLoader> loader,
   FabricDataLoader::Transfer transfer;
   if (move_to_device) {
     if (device().is_cuda()) loader->mutable_options().pin_memory = true;
-    transfer = [this](Batch batch) { return to_device(std::move(batch)); };
+    // On the accelerator's copy stream when it has one, as the Trainer's batches.
+    transfer = [this](Batch batch) {
+      return strategy_->copy_to_device([&] { return to_device(std::move(batch)); });
+    };
   }
   return FabricDataLoader(std::move(loader), std::move(transfer));
 }

@@ -99,6 +99,11 @@ Batch Strategy::batch_to_device(Module& module, Batch batch, int64_t dataloader_
   return batch;
 }
 
+Batch Strategy::copy_to_device(const std::function<Batch()>& transfer) {
+  const auto copy_stream = accelerator_ ? accelerator_->copy_stream(root_device()) : std::nullopt;
+  return copy_stream ? transfer_on(*copy_stream, transfer) : transfer();
+}
+
 std::unique_ptr<StepGraph> Strategy::make_step_graph() {
   return accelerator_ ? accelerator_->make_step_graph(root_device()) : nullptr;
 }

@@ -3,6 +3,7 @@
 // the precision plugin, the checkpoint IO and the cluster environment, and the root device.
 // Loops and the Trainer talk only to the Strategy: moving models and batches, running steps,
 // backward, optimizer steps, collectives and checkpoint storage all go through here.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +71,10 @@ class Strategy {
   // Runs the Module's three transfer hooks; the precision converts floating-point inputs.
   // The transfer runs on the accelerator's copy stream when it has one.
   virtual Batch batch_to_device(Module& module, Batch batch, int64_t dataloader_idx = 0);
+  // Runs `transfer`, which moves a batch to the root device, on the accelerator's copy stream
+  // when it has one, the compute stream then waiting for its copies; else as it is. Fabric's
+  // loaders move their batches through it.
+  Batch copy_to_device(const std::function<Batch()>& transfer);
   // A graph to record the training step in (the accelerator's, for the root device); none when
   // the accelerator offers none.
   std::unique_ptr<StepGraph> make_step_graph();

@@ -1,9 +1,9 @@
 // On a CUDA device (built only against a LibTorch with CUDA; bench/gpu/run runs it on the device
 // machine): the CUDA accelerator's facts and allocator statistics, a fit on the GPU with pinned
-// batches copied without blocking, batches copied on a copy stream of their own, the step
-// replayed as a CUDA graph, "bf16-mixed" and "16-mixed" forwards on the GPU, the loss scaler
-// skipping a step whose gradients overflow, and a checkpoint written on the GPU that a CPU
-// Trainer resumes from.
+// batches copied without blocking, batches copied on a copy stream of their own (by the Trainer
+// and by Fabric's loaders), the step replayed as a CUDA graph, "bf16-mixed" and "16-mixed"
+// forwards on the GPU, the loss scaler skipping a step whose gradients overflow, and a
+// checkpoint written on the GPU that a CPU Trainer resumes from.
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -14,6 +14,7 @@
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/tensor_dataset.h"
 #include "fulgur/errors.h"
+#include "fulgur/fabric/fabric.h"
 #include "fulgur/module.h"
 #include "fulgur/precision/grad_scaler.h"
 #include "fulgur/precision/mixed_precision.h"
@@ -138,6 +139,42 @@ TEST(CUDATrainer, TheCopyStreamCopiesBatchesBesideTheComputeStreamToTheSameResul
   const c10::impl::VirtualGuardImpl cuda(c10::kCUDA);
   const c10::Device gpu(c10::kCUDA, 0);
   EXPECT_EQ(cuda.getStream(gpu), cuda.getDefaultStream(gpu)) << "the compute stream is current";
+}
+
+// Fabric's loaders copy on the copy stream too (Strategy::copy_to_device): every batch on the
+// GPU, the same losses as without, the compute stream current in the loop body.
+TEST(CUDAFabric, LoadersCopyOnTheCopyStreamToTheSameResult) {
+  auto losses_with = [](bool copy_stream) {
+    FabricOptions options{.accelerator = "cuda", .devices = 1};
+    if (copy_stream) {
+      options.accelerator =
+          std::make_shared<CUDAAccelerator>(CUDAAcceleratorOptions{.copy_stream = true});
+    }
+    Fabric fabric(options);
+    torch::manual_seed(0);
+    torch::nn::Linear model(1, 1);
+    auto optimizer =
+        fabric.setup(*model, std::make_shared<torch::optim::SGD>(model->parameters(), 0.3));
+    auto loader = fabric.setup_dataloaders(line_data());
+    const c10::impl::VirtualGuardImpl cuda(c10::kCUDA);
+    const c10::Device gpu(c10::kCUDA, 0);
+    std::vector<float> losses;
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      for (auto& batch : loader) {
+        EXPECT_TRUE(batch.data.is_cuda() && batch.target.is_cuda());
+        EXPECT_EQ(cuda.getStream(gpu), cuda.getDefaultStream(gpu));
+        optimizer->zero_grad();
+        auto loss = torch::mse_loss(model(batch.data), batch.target);
+        fabric.backward(loss);
+        optimizer->step();
+        losses.push_back(loss.item<float>());
+      }
+    }
+    return losses;
+  };
+  const auto plain = losses_with(false);
+  EXPECT_EQ(plain.size(), 24u);
+  EXPECT_EQ(losses_with(true), plain) << "every step must see the whole of its batch";
 }
 
 // Copies large enough to be caught half done (64 MiB each, milliseconds on the copy engine).

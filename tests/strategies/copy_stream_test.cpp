@@ -3,6 +3,7 @@
 // through an event, the hook after the transfer runs on the compute stream, and the compute
 // stream is current again afterwards, also when the transfer throws. The device here is a
 // stand-in: c10's PrivateUse1 device type with a stream interface that logs what it is asked.
+// Strategy::copy_to_device, which Fabric's loaders use, does the same for any transfer.
 // tests/cuda/ checks the same on a GPU, with real copies.
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <gmock/gmock.h>
@@ -159,6 +160,28 @@ TEST(CopyStream, AFailedTransferLeavesTheComputeStreamCurrent) {
   EXPECT_THROW(strategy->batch_to_device(module, a_batch(), 0), std::runtime_error);
   EXPECT_EQ(stream_log().current(), 0);
   EXPECT_TRUE(stream_log().calls.empty()) << "no event for a copy that never happened";
+}
+
+// Fabric's loaders move batches through copy_to_device (a GPU test checks Fabric itself).
+TEST(CopyStream, CopyToDeviceRunsAnyTransferOnTheCopyStream) {
+  auto strategy = strategy_on_stand_in(/*copy_stream=*/true);
+  std::vector<c10::StreamId> ran_on;
+  const Batch batch = strategy->copy_to_device([&] {
+    ran_on.push_back(stream_log().current());
+    return a_batch();
+  });
+  EXPECT_THAT(ran_on, ElementsAre(kCopyStream));
+  EXPECT_THAT(stream_log().calls, ElementsAre("record on 7", "block 0"));
+  EXPECT_EQ(stream_log().current(), 0);
+  EXPECT_TRUE(torch::equal(batch.target, torch::ones({2})));
+
+  auto without = strategy_on_stand_in(/*copy_stream=*/false);
+  without->copy_to_device([&] {
+    ran_on.push_back(stream_log().current());
+    return a_batch();
+  });
+  EXPECT_THAT(ran_on, ElementsAre(kCopyStream, 0));
+  EXPECT_TRUE(stream_log().calls.empty());
 }
 
 TEST(CopyStream, OnlyTheCudaAcceleratorWithTheKnobOnHasOne) {
