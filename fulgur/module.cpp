@@ -139,4 +139,19 @@ Batch Module::transfer_batch_to_device(Batch batch, const torch::Device& device,
   return batch;
 }
 
+void Module::capture_modes() {
+  captured_training_ = is_training();
+  captured_modes_.clear();
+  // Without self: a Module on the stack has no shared_ptr to give.
+  for (const auto& m : modules(/*include_self=*/false)) captured_modes_.emplace_back(m, m->is_training());
+}
+
+void Module::restore_modes() {
+  // train(mode) sets a module's whole subtree, so parents go first and children then set their
+  // own.
+  train(captured_training_);
+  for (const auto& [m, training] : captured_modes_) m->train(training);
+  captured_modes_.clear();
+}
+
 }  // namespace fulgur

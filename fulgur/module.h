@@ -139,11 +139,17 @@ class Module : public torch::nn::Module {
   }
 
   virtual void on_validation_model_zero_grad();
+  // Evaluation and prediction switch the module to eval mode and back. The loops note each
+  // submodule's mode first (capture_modes); the default *_model_train hooks put every one back
+  // as it was (restore_modes), so a submodule frozen in eval mode stays so, as Lightning's
+  // _ModuleMode. Prediction restores the modes itself.
   virtual void on_validation_model_eval() { eval(); }
-  virtual void on_validation_model_train() { train(); }
+  virtual void on_validation_model_train() { restore_modes(); }
   virtual void on_test_model_eval() { eval(); }
-  virtual void on_test_model_train() { train(); }
+  virtual void on_test_model_train() { restore_modes(); }
   virtual void on_predict_model_eval() { eval(); }
+  void capture_modes();
+  void restore_modes();
 
   virtual void on_before_zero_grad(Optimizer& optimizer) { (void)optimizer; }
   virtual void on_before_backward(const torch::Tensor& loss) { (void)loss; }
@@ -186,6 +192,9 @@ class Module : public torch::nn::Module {
   bool strict_loading_ = true;
   HParams hparams_;
   Trainer* trainer_ = nullptr;
+  // capture_modes(): this module's mode, then each submodule's, parents before children.
+  bool captured_training_ = true;
+  std::vector<std::pair<std::shared_ptr<torch::nn::Module>, bool>> captured_modes_;
 };
 
 }  // namespace fulgur

@@ -78,6 +78,11 @@ void validate_options(const TrainerOptions& o) {
     require(std::get<int64_t>(v.value) >= 1,
             fmt::format("val_check_interval={} is not valid: a count must be >= 1", v.to_string()));
   }
+  // 1.0, the default, stands for Lightning's None (validate at each epoch's end).
+  require(o.check_val_every_n_epoch || !v.is_fraction() || std::get<double>(v.value) == 1.0,
+          fmt::format("`val_check_interval` should be an integer when "
+                      "`check_val_every_n_epoch=None`, found {}",
+                      v.to_string()));
 }
 
 // Lightning logs the Module's and the DataModule's hyperparameters together; a key both hold
@@ -122,7 +127,6 @@ Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
   }
   max_epochs_ = options_.max_epochs;
   accumulate_grad_batches_ = options_.accumulate_grad_batches;
-  if (!max_epochs_) max_epochs_ = options_.max_steps == -1 ? 1000 : -1;
 
   strategy_ = AcceleratorConnector({.accelerator = options_.accelerator,
                                     .strategy = options_.strategy,
@@ -155,6 +159,12 @@ Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
   }
   if (options_.enable_checkpointing && !has(static_cast<ModelCheckpoint*>(nullptr))) {
     callbacks_.push_back(std::make_shared<ModelCheckpoint>());
+  }
+  // Lightning's _parse_loop_limits: 1000 epochs unless a step limit or a Timer (max_time) ends
+  // the fit.
+  if (!max_epochs_) {
+    const bool limited = options_.max_steps != -1 || has(static_cast<Timer*>(nullptr));
+    max_epochs_ = limited ? -1 : 1000;
   }
 
   logger_connector_ = std::make_unique<LoggerConnector>(*this);
@@ -268,6 +278,12 @@ void Trainer::configure_optimizers() {
     throw MisconfigurationError(
         "Training with multiple optimizers is only supported with manual optimization. Call "
         "set_automatic_optimization(false), then use optimizers() in training_step");
+  }
+  if (!module.automatic_optimization() && accumulate_grad_batches_ != 1) {
+    throw MisconfigurationError(fmt::format(
+        "Automatic gradient accumulation is not supported for manual optimization. Remove "
+        "accumulate_grad_batches={} from the Trainer or switch to automatic optimization",
+        accumulate_grad_batches_));
   }
   if (!module.automatic_optimization() && options_.gradient_clip_val) {
     throw MisconfigurationError(
@@ -467,9 +483,8 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     ~RestoreHandlers() { signals.restore_handlers(); }
   } restore_handlers{*signal_connector_};
   configure_optimizers();
-  if (ckpt_path) {
-    if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_training(*path);
-  }
+  ckpt_path_ = ckpt_path ? resolve_ckpt_path(*ckpt_path) : std::nullopt;
+  if (ckpt_path_) checkpoint_connector_->restore_training(*ckpt_path_);
   if (is_global_zero()) {
     const HParams hparams = merge_hparams(module_->hparams(), datamodule_);
     for (const auto& logger : loggers_) logger->log_hyperparams(hparams);
@@ -620,9 +635,8 @@ std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_pa
 
 Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
                                const std::optional<std::string>& ckpt_path, bool verbose) {
-  if (ckpt_path) {
-    if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_model(*path);
-  }
+  ckpt_path_ = ckpt_path ? resolve_ckpt_path(*ckpt_path) : std::nullopt;
+  if (ckpt_path_) checkpoint_connector_->restore_model(*ckpt_path_);
   const std::string stage = testing ? "test" : "val";
   loader = data_connector_->request(stage, loader);
   if (!loader) {
@@ -645,9 +659,8 @@ Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
 
 std::vector<torch::Tensor> Trainer::predict_impl(std::shared_ptr<DataLoader> loader,
                                                  const std::optional<std::string>& ckpt_path) {
-  if (ckpt_path) {
-    if (auto path = resolve_ckpt_path(*ckpt_path)) checkpoint_connector_->restore_model(*path);
-  }
+  ckpt_path_ = ckpt_path ? resolve_ckpt_path(*ckpt_path) : std::nullopt;
+  if (ckpt_path_) checkpoint_connector_->restore_model(*ckpt_path_);
   loader = data_connector_->request("predict", loader);
   if (!loader) {
     throw MisconfigurationError(

@@ -104,6 +104,9 @@ class Trainer {
   bool training() const { return stage_ == RunningStage::Training; }
   bool sanity_checking() const { return stage_ == RunningStage::Sanity; }
   bool should_stop() const { return should_stop_; }
+  // The checkpoint file this run (fit, validate, test or predict) restored from, if any
+  // (Lightning's trainer.ckpt_path).
+  const std::optional<std::string>& ckpt_path() const { return ckpt_path_; }
   void set_should_stop(bool stop) { should_stop_ = stop; }
   bool is_global_zero() const;
   int world_size() const;
@@ -204,6 +207,7 @@ class Trainer {
   RunningStage stage_ = RunningStage::Training;
   TrainerStatus status_ = TrainerStatus::Initializing;
   bool should_stop_ = false;
+  std::optional<std::string> ckpt_path_;
   int64_t accumulate_grad_batches_ = 1;
   int64_t num_training_batches_ = 0;
   int64_t num_val_batches_ = 0;

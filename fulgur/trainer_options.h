@@ -67,7 +67,7 @@ struct TrainerOptions {
 
   // ---- how long ----
   FastDevRun fast_dev_run = false;
-  std::optional<int64_t> max_epochs;  // unset: 1000 when max_steps == -1, else infinite
+  std::optional<int64_t> max_epochs;  // unset: 1000 unless max_steps or max_time is set
   std::optional<int64_t> min_epochs;
   int64_t max_steps = -1;
   std::optional<int64_t> min_steps;

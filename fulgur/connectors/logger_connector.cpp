@@ -151,76 +151,85 @@ void LoggerConnector::log_metric(const std::string& name,
 }
 
 std::map<std::string, torch::Tensor> LoggerConnector::publish(
-    const std::map<std::string, ResultCollection::Value>& values) {
+    const std::map<std::string, ResultCollection::Value>& values, bool to_callback) {
   std::map<std::string, torch::Tensor> for_loggers;
   for (const auto& [key, v] : values) {
-    callback_values_[key] = v.value;
-    callback_dirty_ = true;
+    if (to_callback) {
+      // A value forked into "name_step" / "name_epoch" also answers to "name".
+      callback_values_[key] = v.value;
+      callback_values_[v.name] = v.value;
+      callback_dirty_ = true;
+    }
     if (v.prog_bar) {
       progress_bar_values_[key] = v.value;
       progress_bar_dirty_ = true;
     }
-    // "name_step" / "name_epoch" also answer to "name" in callback_metrics.
-    for (const char* suffix : {"_step", "_epoch"}) {
-      const size_t n = std::strlen(suffix);
-      if (key.size() > n && key.compare(key.size() - n, n, suffix) == 0) {
-        callback_values_[key.substr(0, key.size() - n)] = v.value;
-      }
+    if (v.logger) {
+      for_loggers[key] = v.value;
+      logged_values_[key] = v.value;
+      logged_dirty_ = true;
     }
-    if (v.logger) for_loggers[key] = v.value;
   }
   return for_loggers;
 }
 
-void LoggerConnector::on_train_batch_end(int64_t batches_that_stepped) {
-  for (auto& [key, value] : publish(train_results_.take_step_values())) {
+void LoggerConnector::on_train_batch_end(int64_t batches_that_stepped, bool accumulating) {
+  for (auto& [key, value] : publish(train_results_.take_step_values(), /*to_callback=*/true)) {
     pending_train_values_[key] = value;
   }
-  const int64_t every = std::max<int64_t>(trainer_.options().log_every_n_steps, 1);
-  const bool due = (batches_that_stepped + 1) % every == 0 || trainer_.should_stop();
-  if (due && !pending_train_values_.empty()) {
-    log_metrics(to_host(pending_train_values_), batches_that_stepped);
+  // As Lightning, a batch that only accumulates gradients writes nothing: the step it belongs
+  // to is logged once, at the batch that steps.
+  if (accumulating) return;
+  if (should_update_logs() && !pending_train_values_.empty()) {
+    write(pending_train_values_, batches_that_stepped, /*add_epoch=*/true);
     pending_train_values_.clear();
   }
 }
 
-void LoggerConnector::update_train_epoch_metrics() { publish(train_results_.epoch_values()); }
+void LoggerConnector::update_train_epoch_metrics() {
+  publish(train_results_.epoch_values(), /*to_callback=*/true);
+}
 
 void LoggerConnector::on_train_epoch_end(int64_t batches_that_stepped) {
   pending_train_values_.clear();  // step values not yet due stay unlogged, as in Lightning
-  auto for_loggers = publish(train_results_.epoch_values());
-  if (!for_loggers.empty()) log_metrics(to_host(for_loggers), batches_that_stepped);
+  write(publish(train_results_.epoch_values(), /*to_callback=*/true), batches_that_stepped,
+        /*add_epoch=*/true);
+  // As Lightning, the results are cleared once the epoch is logged (not at the next epoch's
+  // start), so that what on_train_start logs counts in the first epoch.
+  train_results_.reset();
 }
 
-void LoggerConnector::on_eval_batch_end() {
-  // Step-level values of an evaluation reach callback and progress-bar metrics only.
-  publish(eval_results_.take_step_values());
+void LoggerConnector::on_eval_batch_end(std::optional<int64_t> log_step) {
+  // As Lightning: an evaluation's step values reach the progress bar and, at each batch, the
+  // loggers (at the count of batches seen, without "epoch"); callback metrics only take epoch
+  // values.
+  auto for_loggers = publish(eval_results_.take_step_values(), /*to_callback=*/false);
+  if (log_step) write(for_loggers, *log_step, /*add_epoch=*/false);
 }
 
 Metrics LoggerConnector::on_eval_end(bool log, int64_t step) {
-  auto values = eval_results_.epoch_values();
-  std::map<std::string, torch::Tensor> tensors;
-  for (const auto& [key, v] : values) tensors[key] = v.value;
-  Metrics result = to_host(tensors);
-  auto for_loggers = publish(values);
-  if (log && !for_loggers.empty()) {
-    Metrics to_log;
-    for (const auto& [key, _] : for_loggers) to_log[key] = result[key];
-    log_metrics(std::move(to_log), step);
-  }
+  // What Lightning's validate() and test() return: the epoch values meant for the loggers.
+  Metrics result = to_host(publish(eval_results_.epoch_values(), /*to_callback=*/true));
+  if (log) write_host(result, step, /*add_epoch=*/true);
   return result;
 }
 
-void LoggerConnector::log_metrics(Metrics metrics, int64_t step) {
-  if (trainer_.loggers().empty() || metrics.empty()) return;
-  for (const auto& [k, v] : metrics) logged_metrics_[k] = v;
-  metrics.emplace("epoch", static_cast<double>(trainer_.current_epoch()));
-  if (!trainer_.is_global_zero()) return;
+void LoggerConnector::write(const std::map<std::string, torch::Tensor>& values, int64_t step,
+                            bool add_epoch) {
+  // Without loggers nothing is read to the host.
+  if (trainer_.loggers().empty() || values.empty()) return;
+  write_host(to_host(values), step, add_epoch);
+}
+
+void LoggerConnector::write_host(Metrics metrics, int64_t step, bool add_epoch) {
+  if (trainer_.loggers().empty() || metrics.empty() || !trainer_.is_global_zero()) return;
+  if (add_epoch) metrics.emplace("epoch", static_cast<double>(trainer_.current_epoch()));
   for (const auto& logger : trainer_.loggers()) logger->log_metrics(metrics, step);
 }
 
 bool LoggerConnector::should_update_logs() const {
-  const int64_t every = std::max<int64_t>(trainer_.options().log_every_n_steps, 1);
+  const int64_t every = trainer_.options().log_every_n_steps;
+  if (every == 0) return false;  // step values never reach the loggers
   return (trainer_.batches_that_stepped() + 1) % every == 0 || trainer_.should_stop();
 }
 
@@ -238,9 +247,10 @@ void LoggerConnector::reset() {
   progress_bar_values_.clear();
   callback_metrics_.clear();
   progress_bar_metrics_.clear();
+  logged_values_.clear();
   logged_metrics_.clear();
   pending_train_values_.clear();
-  callback_dirty_ = progress_bar_dirty_ = false;
+  callback_dirty_ = progress_bar_dirty_ = logged_dirty_ = false;
 }
 
 const Metrics& LoggerConnector::callback_metrics() {
@@ -249,6 +259,14 @@ const Metrics& LoggerConnector::callback_metrics() {
     callback_dirty_ = false;
   }
   return callback_metrics_;
+}
+
+const Metrics& LoggerConnector::logged_metrics() {
+  if (logged_dirty_) {
+    logged_metrics_ = to_host(logged_values_);
+    logged_dirty_ = false;
+  }
+  return logged_metrics_;
 }
 
 const Metrics& LoggerConnector::progress_bar_metrics() {

@@ -58,9 +58,9 @@ class LoggerConnector {
                   const LogOptions& options);
 
   // ---- training ----
-  void on_train_epoch_start() { train_results_.reset(); }
-  // After each training batch: publish step values; write them to the loggers when due.
-  void on_train_batch_end(int64_t batches_that_stepped);
+  // After each training batch: publish step values; write them to the loggers when due and the
+  // batch is not one that only accumulates gradients.
+  void on_train_batch_end(int64_t batches_that_stepped, bool accumulating);
   // Makes the epoch's values visible in callback_metrics (before the epoch-end hooks read them).
   void update_train_epoch_metrics();
   // Publishes the epoch's values and writes them to the loggers.
@@ -68,14 +68,14 @@ class LoggerConnector {
 
   // ---- validation / test ----
   void on_eval_start() { eval_results_.reset(); }
-  void on_eval_batch_end();
-  // Publishes the epoch values; returns them. Loggers get them unless `log` is false (sanity).
+  // Publishes the batch's step values; writes them to the loggers at `log_step` when given
+  // (not during the sanity check).
+  void on_eval_batch_end(std::optional<int64_t> log_step);
+  // Publishes the epoch values and returns those meant for the loggers (logger=true), which get
+  // them unless `log` is false (sanity).
   Metrics on_eval_end(bool log, int64_t step);
-
-  // Sends host values to every logger (rank 0), adding `epoch` when absent.
-  void log_metrics(Metrics metrics, int64_t step);
   // Lightning's should_update_logs: the step about to be counted is due every
-  // log_every_n_steps, or training is stopping.
+  // log_every_n_steps, or training is stopping; never with log_every_n_steps=0.
   bool should_update_logs() const;
   // Sets a callback metric that was not logged through Module::log (LearningRateMonitor's
   // rates), so monitoring callbacks can read it.
@@ -85,7 +85,8 @@ class LoggerConnector {
 
   const Metrics& callback_metrics();
   const Metrics& progress_bar_metrics();
-  const Metrics& logged_metrics() const { return logged_metrics_; }
+  // Every value logged with logger=true, as last published (also without loggers).
+  const Metrics& logged_metrics();
   // How many times logged values were read to the host (each a device sync on CUDA): once per
   // logger write, epoch end or metric-map read, never per step.
   int64_t host_reads() const { return host_reads_; }
@@ -95,9 +96,14 @@ class LoggerConnector {
   // log()'s options with the current hook's defaults; nullopt when neither on_step nor
   // on_epoch (Lightning ignores such calls). Raises for a hook that may not log.
   std::optional<ResolvedLog> resolve(const std::string& name, const LogOptions& options) const;
-  // Makes values visible in the metric maps; returns those meant for the loggers.
+  // Makes values visible in the metric maps (callback metrics only when `to_callback`); returns
+  // those meant for the loggers.
   std::map<std::string, torch::Tensor> publish(
-      const std::map<std::string, ResultCollection::Value>& values);
+      const std::map<std::string, ResultCollection::Value>& values, bool to_callback);
+  // Sends values to every logger (rank 0), with "epoch" added when `add_epoch`; reads them to
+  // the host only when there is a logger.
+  void write(const std::map<std::string, torch::Tensor>& values, int64_t step, bool add_epoch);
+  void write_host(Metrics metrics, int64_t step, bool add_epoch);
   // One device-to-host transfer for all of `tensors` (counted in host_reads_).
   Metrics to_host(const std::map<std::string, torch::Tensor>& tensors);
 
@@ -114,7 +120,9 @@ class LoggerConnector {
   Metrics progress_bar_metrics_;
   bool callback_dirty_ = false;
   bool progress_bar_dirty_ = false;
+  std::map<std::string, torch::Tensor> logged_values_;
   Metrics logged_metrics_;
+  bool logged_dirty_ = false;
   // Train step values that reach the loggers at the next due step.
   std::map<std::string, torch::Tensor> pending_train_values_;
   std::vector<RecordedLog>* recorder_ = nullptr;

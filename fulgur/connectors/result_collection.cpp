@@ -56,7 +56,7 @@ std::map<std::string, ResultCollection::Value> ResultCollection::take_step_value
     if (!e.step_pending) continue;
     e.step_pending = false;
     const std::string key = e.options.on_epoch ? name + "_step" : name;
-    out[key] = {e.last, e.options.prog_bar, e.options.logger};
+    out[key] = {e.last, e.options.prog_bar, e.options.logger, name};
   }
   return out;
 }
@@ -67,7 +67,7 @@ std::map<std::string, ResultCollection::Value> ResultCollection::epoch_values() 
     const std::string key = e.options.on_step ? name + "_epoch" : name;
     if (e.metric && e.options.on_epoch) {
       auto value = compute_metric_ ? compute_metric_(*e.metric) : e.metric->compute();
-      out[key] = {value.reshape({}), e.options.prog_bar, e.options.logger};
+      out[key] = {value.reshape({}), e.options.prog_bar, e.options.logger, name};
       continue;
     }
     if (!e.options.on_epoch || !e.accumulated.defined()) continue;
@@ -84,7 +84,7 @@ std::map<std::string, ResultCollection::Value> ResultCollection::epoch_values() 
     } else {
       value = e.accumulated / e.weight;
     }
-    out[key] = {value, e.options.prog_bar, e.options.logger};
+    out[key] = {value, e.options.prog_bar, e.options.logger, name};
   }
   return out;
 }

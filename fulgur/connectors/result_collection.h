@@ -51,6 +51,7 @@ class ResultCollection {
     torch::Tensor value;
     bool prog_bar = false;
     bool logger = true;
+    std::string name;  // as logged: the key without the "_step" / "_epoch" it was forked into
   };
   std::map<std::string, Value> take_step_values();
   // The epoch-level reduction of every value logged with on_epoch.

@@ -19,6 +19,7 @@ Metrics EvaluationLoop::run(int64_t max_batches, bool log) {
   auto& results = t.logger_connector();
   results.on_eval_start();
   batch_progress.reset_current();
+  has_run_ = false;
 
   // Evaluation never builds graphs; inference mode also skips version counting.
   std::optional<c10::InferenceMode> inference;
@@ -29,6 +30,7 @@ Metrics EvaluationLoop::run(int64_t max_batches, bool log) {
     no_grad.emplace();
   }
 
+  module.capture_modes();
   if (testing_) {
     hooks::module(t, "on_test_model_eval", [](Module& m) { m.on_test_model_eval(); });
     FULGUR_CALL_HOOK(t, on_test_start);
@@ -60,7 +62,10 @@ Metrics EvaluationLoop::run(int64_t max_batches, bool log) {
       batch_progress.increment_processed();
       FULGUR_CALL_HOOK(t, on_validation_batch_end, batch, batch_idx);
     }
-    results.on_eval_batch_end();
+    // Outside the sanity check, the batch's step values reach the loggers at the count of
+    // batches this loader has run.
+    results.on_eval_batch_end(log ? std::optional<int64_t>(seen_batches_++) : std::nullopt);
+    has_run_ = has_run_ || log;
     batch_progress.increment_completed();
     // Stop before fetching a batch that will not run.
     if (++batch_idx >= max_batches) break;

@@ -8,15 +8,25 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
+
 namespace fulgur {
 
 FitLoop::FitLoop(Trainer& trainer, EvaluationLoop& val_loop)
     : epoch_loop(trainer, val_loop), trainer_(trainer) {}
 
-bool FitLoop::can_stop_early() const {
+std::optional<int64_t> FitLoop::min_epochs() const {
   const auto& o = trainer_.options();
-  const bool epochs_met = !o.min_epochs || epoch_progress.current.processed >= *o.min_epochs;
-  const bool steps_met = !o.min_steps || trainer_.global_step() >= *o.min_steps;
+  // As Lightning, min_steps alone asks for one epoch too.
+  if (!o.min_epochs && o.min_steps) return 1;
+  return o.min_epochs;
+}
+
+bool FitLoop::can_stop_early() const {
+  const auto min = min_epochs();
+  const auto& min_steps = trainer_.options().min_steps;
+  const bool epochs_met = !min || epoch_progress.current.processed >= *min;
+  const bool steps_met = !min_steps || trainer_.global_step() >= *min_steps;
   return epochs_met && steps_met;
 }
 
@@ -31,10 +41,19 @@ bool FitLoop::done() const {
 }
 
 void FitLoop::run() {
+  // A should_stop set before min_epochs/min_steps are met stays set and ends the fit once they
+  // are, as in Lightning.
+  bool told = false;
   while (!done()) {
     run_epoch();
-    // should_stop before min_epochs/min_steps is deferred, as in Lightning.
-    if (trainer_.should_stop() && !can_stop_early()) trainer_.set_should_stop(false);
+    if (trainer_.should_stop() && !can_stop_early() && !told && trainer_.is_global_zero()) {
+      told = true;
+      const auto& min_steps = trainer_.options().min_steps;
+      std::cout << fmt::format("Trainer was signaled to stop but the required `min_epochs={}` or "
+                               "`min_steps={}` has not been met. Training will continue...\n",
+                               min_epochs() ? std::to_string(*min_epochs()) : "None",
+                               min_steps ? std::to_string(*min_steps) : "None");
+    }
   }
 }
 
@@ -70,7 +89,6 @@ void FitLoop::run_epoch() {
   loader_->set_epoch(t.current_epoch());
   epoch_loop.resume_point = {t.current_epoch(), 0, epoch_loop.batches_that_stepped};
   apply_resume();
-  results.on_train_epoch_start();
   FULGUR_CALL_HOOK(t, on_train_epoch_start);
   epoch_progress.increment_started();
 

@@ -27,6 +27,8 @@ class FitLoop {
   bool done() const;
   // min_epochs and min_steps are met, so should_stop may end training.
   bool can_stop_early() const;
+  // The Trainer's min_epochs; 1 when only min_steps is set (Lightning's _parse_loop_limits).
+  std::optional<int64_t> min_epochs() const;
   int64_t current_epoch() const { return epoch_progress.current.completed; }
   // After a checkpoint restored the counters: the next epoch starts at `point` (loader position,
   // batch counters), and the generators get `rng_states` (when given) just before it.

@@ -17,6 +17,7 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
   std::vector<torch::Tensor> predictions;
   predictions.reserve(static_cast<size_t>(max_batches));
 
+  module.capture_modes();
   hooks::module(t, "on_predict_model_eval", [](Module& m) { m.on_predict_model_eval(); });
   FULGUR_CALL_HOOK(t, on_predict_start);
   FULGUR_CALL_HOOK(t, on_predict_epoch_start);
@@ -39,6 +40,7 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
   }
   FULGUR_CALL_HOOK(t, on_predict_epoch_end);
   FULGUR_CALL_HOOK(t, on_predict_end);
+  module.restore_modes();  // Lightning has no on_predict_model_train hook
   return predictions;
 }
 

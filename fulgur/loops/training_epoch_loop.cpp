@@ -130,7 +130,8 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     update_lr_schedulers("step", /*plateau=*/false);
     if (batch_progress.is_last_batch) update_lr_schedulers("epoch", /*plateau=*/false);
     FULGUR_CALL_HOOK(t, on_train_batch_end, loss, batch, idx);
-    results.on_train_batch_end(batches_that_stepped);
+    results.on_train_batch_end(batches_that_stepped,
+                               module.automatic_optimization() && should_accumulate());
     batch_progress.increment_completed();
 
     if (should_check_val()) {

@@ -135,5 +135,128 @@ TEST(Logging, ValuesAreReadToTheHostOnlyWhenALoggerWrites) {
   EXPECT_EQ(host_reads(1), 20);
 }
 
+TEST(Logging, LogEveryNStepsZeroKeepsStepValuesFromTheLoggers) {
+  Calls calls;
+  LogsEveryStep module(calls, 8, 0);
+  module.with_scheduler = false;
+  auto logger = std::make_shared<MemoryLogger>();
+  TrainerOptions o = quiet({.max_epochs = 1, .log_every_n_steps = 0});
+  o.logger = logger;
+  Trainer t(o);
+  t.fit(module);
+  EXPECT_TRUE(logger->rows.empty());
+  EXPECT_EQ(t.logger_connector().host_reads(), 0) << "nothing to write, nothing read";
+  EXPECT_TRUE(t.callback_metrics().count("train_loss"));
+}
+
+TEST(Logging, AStepOfAccumulatedBatchesIsLoggedOnce) {
+  Calls calls;
+  LogsEveryStep module(calls, 16, 0);  // 8 batches, 4 optimizer steps
+  module.with_scheduler = false;
+  auto logger = std::make_shared<MemoryLogger>();
+  TrainerOptions o = quiet({.max_epochs = 1, .log_every_n_steps = 1,
+                            .accumulate_grad_batches = 2});
+  o.logger = logger;
+  Trainer t(o);
+  t.fit(module);
+  std::vector<int64_t> steps;
+  for (const auto& [step, m] : logger->rows) steps.push_back(step);
+  EXPECT_EQ(steps, (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+// Logs at each validation batch only (on_step), plus what the loggers must not get.
+class LogsEvaluationSteps : public RecordingModule {
+ public:
+  using RecordingModule::RecordingModule;
+  void validation_step(Batch& batch, int64_t idx) override {
+    RecordingModule::validation_step(batch, idx);
+    log("per_batch", static_cast<double>(idx), {.on_step = true, .on_epoch = false});
+    log("hidden", 5.0, {.logger = false});
+  }
+};
+
+TEST(Logging, EvaluationStepValuesReachTheLoggersAtEachBatchButNotTheCallbackMetrics) {
+  Calls calls;
+  LogsEvaluationSteps module(calls, 4, 4);  // 2 validation batches
+  module.with_scheduler = false;
+  auto logger = std::make_shared<MemoryLogger>();
+  TrainerOptions o = quiet({.max_epochs = 2, .num_sanity_val_steps = 2});
+  o.logger = logger;
+  Trainer t(o);
+  t.fit(module);
+  // Lightning: at the count of batches this loader ran (the sanity check's not logged, the
+  // count going on across the fit's validations), without "epoch".
+  std::vector<std::pair<int64_t, double>> rows;
+  for (const auto& [step, m] : logger->rows) {
+    if (!m.count("per_batch")) continue;
+    rows.emplace_back(step, m.at("per_batch"));
+    EXPECT_EQ(m.count("epoch"), 0u);
+    EXPECT_EQ(m.size(), 1u);
+  }
+  EXPECT_EQ(rows, (std::vector<std::pair<int64_t, double>>{{0, 0.0}, {1, 1.0}, {2, 0.0}, {3, 1.0}}));
+  EXPECT_EQ(t.callback_metrics().count("per_batch"), 0u);
+  EXPECT_TRUE(t.callback_metrics().count("val_loss"));
+  EXPECT_DOUBLE_EQ(t.callback_metrics().at("hidden"), 5.0);
+  for (const auto& [step, m] : logger->rows) EXPECT_EQ(m.count("hidden"), 0u);
+}
+
+TEST(Logging, ValidateReturnsWhatTheLoggersGet) {
+  Calls calls;
+  LogsEvaluationSteps module(calls, 4, 4);
+  Trainer t(quiet({}));
+  auto metrics = t.validate(module, nullptr, std::nullopt, /*verbose=*/false);
+  // Lightning returns the epoch values logged with logger=true: not "hidden", not the step-only
+  // "per_batch".
+  ASSERT_EQ(metrics.size(), 1u) << "got " << metrics.size();
+  EXPECT_TRUE(metrics.count("val_loss"));
+  EXPECT_DOUBLE_EQ(t.callback_metrics().at("hidden"), 5.0);
+}
+
+TEST(Logging, LoggedMetricsHoldTheLatestValuesWithoutALoggerToo) {
+  Calls calls;
+  LogsEveryStep module(calls, 20, 0);
+  module.with_scheduler = false;
+  Trainer t(quiet({.max_epochs = 1, .log_every_n_steps = 50}));  // never due in 10 steps
+  t.fit(module);
+  const auto& logged = t.logged_metrics();
+  ASSERT_TRUE(logged.count("train_loss"));
+  EXPECT_DOUBLE_EQ(logged.at("doubled"), 2 * logged.at("train_loss"));
+  EXPECT_EQ(logged.count("epoch"), 0u);
+}
+
+class LogsAtTrainStart : public RecordingModule {
+ public:
+  using RecordingModule::RecordingModule;
+  void on_train_start() override {
+    RecordingModule::on_train_start();
+    log("at_start", 3.0);
+  }
+  torch::Tensor training_step(Batch& batch, int64_t idx) override {
+    auto loss = RecordingModule::training_step(batch, idx);
+    log("time_per_step", 0.5);
+    return loss;
+  }
+};
+
+TEST(Logging, ValuesLoggedAtTrainStartCountInTheFirstEpoch) {
+  Calls calls;
+  LogsAtTrainStart module(calls, 4, 0);
+  module.with_scheduler = false;
+  auto logger = std::make_shared<MemoryLogger>();
+  TrainerOptions o = quiet({.max_epochs = 2});
+  o.logger = logger;
+  Trainer t(o);
+  t.fit(module);
+  EXPECT_DOUBLE_EQ(t.callback_metrics().at("at_start"), 3.0);
+  std::vector<int64_t> steps;
+  for (const auto& [step, m] : logger->rows) {
+    if (m.count("at_start")) steps.push_back(step);
+  }
+  EXPECT_EQ(steps, (std::vector<int64_t>{1})) << "once, with epoch 0's values";
+  // Only names log() forked get the bare alias: "time_per_step" is the user's own name.
+  EXPECT_TRUE(t.callback_metrics().count("time_per_step"));
+  EXPECT_EQ(t.callback_metrics().count("time_per"), 0u);
+}
+
 }  // namespace
 }  // namespace fulgur::testing

@@ -2,6 +2,7 @@
 // max_steps vs max_epochs, fast_dev_run, sanity steps, min_epochs, overfit_batches, logging steps.
 #include <gtest/gtest.h>
 
+#include "fulgur/callbacks/timer.h"
 #include "fulgur/errors.h"
 #include "fulgur/loggers/logger.h"
 #include "fulgur/trainer.h"
@@ -290,6 +291,76 @@ TEST(LoopArithmetic, ReloadDataloadersEveryNEpochs) {
   Recorded second;
   fit(second, {.max_epochs = 4, .num_sanity_val_steps = 0, .reload_dataloaders_every_n_epochs = 2});
   EXPECT_EQ(second.count("Module.train_dataloader"), 2);
+}
+
+}  // namespace
+}  // namespace fulgur::testing
+
+namespace fulgur::testing {
+namespace {
+
+// Asks to stop once, at the end of the first epoch, and notes should_stop at each epoch start.
+class StopAfterFirstEpoch : public Callback {
+ public:
+  void on_train_epoch_start(Trainer& t, Module&) override { seen.push_back(t.should_stop()); }
+  void on_train_epoch_end(Trainer& t, Module&) override {
+    if (t.current_epoch() == 0) t.set_should_stop(true);
+  }
+  std::vector<bool> seen;
+};
+
+TEST(LoopArithmetic, AStopAskedBeforeMinEpochsStaysAskedAndEndsTheFitWhenMet) {
+  Recorded run;
+  auto stop = std::make_shared<StopAfterFirstEpoch>();
+  ::testing::internal::CaptureStdout();
+  auto t = fit(run, {.callbacks = {stop}, .max_epochs = 10, .min_epochs = 3,
+                     .num_sanity_val_steps = 0});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  // Lightning keeps should_stop set: epochs 1 and 2 run with it set, then the fit ends.
+  EXPECT_EQ(stop->seen, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(t->current_epoch(), 3);
+  EXPECT_TRUE(t->should_stop());
+  EXPECT_NE(out.find("Trainer was signaled to stop but the required `min_epochs=3` or "
+                     "`min_steps=None` has not been met. Training will continue..."),
+            std::string::npos)
+      << out;
+}
+
+class StopAtTrainStart : public Callback {
+ public:
+  void on_train_start(Trainer& t, Module&) override { t.set_should_stop(true); }
+};
+
+TEST(LoopArithmetic, MinStepsAloneAsksForOneWholeEpoch) {
+  Recorded run;
+  // Lightning's _parse_loop_limits: min_steps without min_epochs means min_epochs=1.
+  auto t = fit(run, {.callbacks = {std::make_shared<StopAtTrainStart>()}, .max_epochs = 5,
+                     .min_steps = 1, .num_sanity_val_steps = 0});
+  EXPECT_EQ(t->global_step(), 10);
+  EXPECT_EQ(t->current_epoch(), 1);
+}
+
+TEST(LoopArithmetic, AnEpochLimitOf1000UnlessMaxTimeOrMaxStepsEndsTheFit) {
+  EXPECT_EQ(Trainer(quiet({})).max_epochs(), 1000);
+  EXPECT_EQ(Trainer(quiet({.max_steps = 5})).max_epochs(), -1);
+  EXPECT_EQ(Trainer(quiet({.max_time = "00:00:00:30"})).max_epochs(), -1);
+  EXPECT_EQ(Trainer(quiet({.callbacks = {std::make_shared<Timer>(std::chrono::seconds(30))}}))
+                .max_epochs(),
+            -1);
+  EXPECT_EQ(Trainer(quiet({.max_epochs = 3, .max_time = "00:00:00:30"})).max_epochs(), 3);
+}
+
+TEST(LoopArithmetic, AFractionalValCheckIntervalNeedsCheckValEveryNEpoch) {
+  try {
+    Trainer(quiet({.val_check_interval = 0.5, .check_val_every_n_epoch = std::nullopt}));
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "`val_check_interval` should be an integer when `check_val_every_n_epoch=None`, "
+                 "found 0.5");
+  }
+  // 1.0, the default, is Lightning's None: validation at each epoch's end.
+  EXPECT_NO_THROW(Trainer(quiet({.check_val_every_n_epoch = std::nullopt})));
 }
 
 }  // namespace

@@ -254,6 +254,21 @@ TEST(Trainer, ManualOptimizationCountsEveryStepAndRunsBackwardHooks) {
   EXPECT_FALSE(torch::equal(before, module.named_parameters()["other.weight"]));
 }
 
+TEST(Trainer, ManualOptimizationRefusesAccumulateGradBatches) {
+  Calls calls;
+  ManualModule module(calls);
+  Trainer t(quiet({.max_epochs = 1, .accumulate_grad_batches = 2}));
+  try {
+    t.fit(module);
+    FAIL() << "expected MisconfigurationError";
+  } catch (const MisconfigurationError& e) {
+    EXPECT_STREQ(e.what(),
+                 "Automatic gradient accumulation is not supported for manual optimization. "
+                 "Remove accumulate_grad_batches=2 from the Trainer or switch to automatic "
+                 "optimization");
+  }
+}
+
 TEST(Trainer, MultipleOptimizersNeedManualOptimization) {
   Calls calls;
   ManualModule module(calls);
