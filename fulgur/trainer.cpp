@@ -517,9 +517,13 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
   connect_train_data();
   if (!val_connected) connect_val_data();
   check_val_check_interval();
-  FULGUR_CALL_HOOK(*this, on_train_start);
-  fit_loop_->run();
-  FULGUR_CALL_HOOK(*this, on_train_end);
+  // As Lightning's fit loop: with nothing to train (no batches, the limits reached already, a
+  // stop asked for in on_fit_start) neither on_train_start nor on_train_end runs.
+  if (!fit_loop_->done()) {
+    FULGUR_CALL_HOOK(*this, on_train_start);
+    fit_loop_->run();
+    FULGUR_CALL_HOOK(*this, on_train_end);
+  }
   FULGUR_CALL_HOOK(*this, on_fit_end);
   if (is_global_zero() && options_.enable_progress_bar) {
     if (fit_loop_->epoch_loop.max_steps_reached()) {
@@ -652,6 +656,7 @@ Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
   stage_ = testing ? RunningStage::Testing : RunningStage::Validating;
   EvaluationLoop& loop = testing ? *test_loop_ : *validate_loop_;
   loop.set_dataloader(loader);
+  if (n == 0) return {};  // no batches: no hooks, nothing returned, as Lightning's skip
   Metrics metrics = loop.run(n, /*log=*/true);
   if (verbose && is_global_zero()) print_results(metrics, testing);
   return metrics;
@@ -671,6 +676,7 @@ std::vector<torch::Tensor> Trainer::predict_impl(std::shared_ptr<DataLoader> loa
       loader->size(), data_connector_->effective_limit("predict"), "limit_predict_batches");
   stage_ = RunningStage::Predicting;
   predict_loop_->set_dataloader(loader);
+  if (num_predict_batches_ == 0) return {};  // no batches: no hooks, as Lightning's skip
   return predict_loop_->run(num_predict_batches_);
 }
 

@@ -90,11 +90,46 @@ TEST(LoopArithmetic, LimitTrainBatchesFractionAndCount) {
   EXPECT_EQ(b.count("Module.validation_step"), 2);  // one sanity batch (capped) + one
 }
 
+class StopAtFitStart : public Callback {
+ public:
+  void on_fit_start(Trainer& t, Module&) override { t.set_should_stop(true); }
+};
+
 TEST(LoopArithmetic, LimitValBatchesZeroDisablesValidationAndSanity) {
   Recorded run;
   fit(run, {.max_epochs = 1, .limit_val_batches = 0});
   EXPECT_EQ(run.count("Module.validation_step"), 0);
   EXPECT_EQ(run.count("Callback.on_sanity_check_start"), 0);
+}
+
+TEST(LoopArithmetic, NothingToTrainRunsNoTrainStartOrEnd) {
+  // Lightning's fit loop skips its run: no batches, no epochs, or a stop asked for at the start.
+  for (TrainerOptions options : {TrainerOptions{.max_epochs = 1, .limit_train_batches = 0},
+                                 TrainerOptions{.max_epochs = 0},
+                                 TrainerOptions{.callbacks = {std::make_shared<StopAtFitStart>()},
+                                                .max_epochs = 3}}) {
+    Recorded run;
+    auto t = fit(run, options);
+    EXPECT_EQ(run.count("Callback.on_train_start"), 0);
+    EXPECT_EQ(run.count("Callback.on_train_end"), 0);
+    EXPECT_EQ(run.count("Callback.on_fit_end"), 1);
+    EXPECT_EQ(t->global_step(), 0);
+  }
+}
+
+TEST(LoopArithmetic, EvaluatingOrPredictingNoBatchesRunsNoHooks) {
+  Calls calls;
+  RecordingModule module(calls, 4, 4);
+  auto callback = std::make_shared<RecordingCallback>(calls);
+  Trainer t(quiet({.callbacks = {callback}, .limit_val_batches = 0, .limit_test_batches = 0,
+                   .limit_predict_batches = 0}));
+  EXPECT_TRUE(t.validate(module, make_loader(4), std::nullopt, false).empty());
+  EXPECT_TRUE(t.test(module, make_loader(4), std::nullopt, false).empty());
+  EXPECT_TRUE(t.predict(module, make_loader(4)).empty());
+  for (const auto& hook : {"Callback.on_validation_start", "Callback.on_test_start",
+                           "Callback.on_predict_start", "Module.on_validation_model_eval"}) {
+    EXPECT_EQ(std::count(calls.begin(), calls.end(), hook), 0) << hook;
+  }
 }
 
 TEST(LoopArithmetic, ValCheckIntervalFractionValidatesFourTimesPerEpoch) {
