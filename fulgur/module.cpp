@@ -143,7 +143,9 @@ void Module::capture_modes() {
   captured_training_ = is_training();
   captured_modes_.clear();
   // Without self: a Module on the stack has no shared_ptr to give.
-  for (const auto& m : modules(/*include_self=*/false)) captured_modes_.emplace_back(m, m->is_training());
+  for (const auto& m : modules(/*include_self=*/false)) {
+    captured_modes_.emplace_back(m, m->is_training());
+  }
 }
 
 void Module::restore_modes() {

@@ -2,7 +2,6 @@
 
 #include "fulgur/metrics/metric.h"
 
-#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
