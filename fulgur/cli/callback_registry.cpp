@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
@@ -29,6 +31,8 @@ struct ModelSummaryArgs {
 };
 struct TimerArgs {
   std::optional<std::string> duration;
+  std::string interval = "step";
+  bool verbose = true;
 };
 
 // A duration written as seconds (Lightning takes a timedelta; a number is what text carries).
@@ -161,13 +165,23 @@ void bind_timer(OptionSchema& a, TimerArgs& o) {
           },
       .current = [&o]() -> OptionText { return o.duration; },
   });
+  a.add("interval", o.interval, "when the time is checked: step (each batch) or epoch");
+  a.add("verbose", o.verbose, "say when the time limit stops training");
 }
 
 std::shared_ptr<Callback> make_timer(const TimerArgs& o) {
   if (!o.duration) {
     throw ConfigError("Timer needs `duration`: how long training may run, as DD:HH:MM:SS");
   }
-  return std::make_shared<Timer>(Timer::parse(*o.duration));
+  if (o.interval != "step" && o.interval != "epoch") {
+    throw ConfigError(fmt::format(
+        "Unsupported parameter value `Timer(interval={})`. Possible choices are: step, epoch",
+        o.interval));
+  }
+  return std::make_shared<Timer>(
+      Timer::parse(*o.duration),
+      TimerOptions{.interval = o.interval == "epoch" ? TimerInterval::Epoch : TimerInterval::Step,
+                   .verbose = o.verbose});
 }
 
 template <typename C, typename Options>

@@ -156,7 +156,7 @@ std::map<std::string, torch::Tensor> LoggerConnector::publish(
     if (to_callback) {
       // A value forked into "name_step" / "name_epoch" also answers to "name".
       callback_values_[key] = v.value;
-      callback_values_[v.name] = v.value;
+      if (v.name != key) callback_values_[v.name] = v.value;
       callback_dirty_ = true;
     }
     if (v.prog_bar) {

@@ -203,7 +203,19 @@ TEST_F(CLIComponentsTest, ConfigFilesFirstThenTheCommandLine) {
   cli->parse({"fit", "--config", a, "--trainer.callbacks=Timer",
               "--trainer.callbacks.duration=00:01:00:00"});
   ASSERT_EQ(cli->trainer_options().callbacks.size(), 1u);
-  EXPECT_NE(callback<Timer>(0), nullptr);
+  ASSERT_NE(callback<Timer>(0), nullptr);
+  EXPECT_EQ(callback<Timer>(0)->options().interval, TimerInterval::Step);
+  EXPECT_TRUE(callback<Timer>(0)->options().verbose);
+  cli->parse({"fit", "--config", a, "--trainer.callbacks=Timer",
+              "--trainer.callbacks.duration=00:01:00:00", "--trainer.callbacks.interval=epoch",
+              "--trainer.callbacks.verbose=false"});
+  ASSERT_NE(callback<Timer>(0), nullptr);
+  EXPECT_EQ(callback<Timer>(0)->options().interval, TimerInterval::Epoch);
+  EXPECT_FALSE(callback<Timer>(0)->options().verbose);
+  EXPECT_THROW(cli->parse({"fit", "--config", a, "--trainer.callbacks=Timer",
+                           "--trainer.callbacks.duration=00:01:00:00",
+                           "--trainer.callbacks.interval=hour"}),
+               ConfigError);
   cli->parse({"fit", "--config", a, "--trainer.callbacks=null"});
   EXPECT_TRUE(cli->trainer_options().callbacks.empty());
   cli->parse({"fit", "--config", a, "--trainer.callbacks=[]"});
