@@ -24,8 +24,8 @@ EarlyStopping::EarlyStopping(EarlyStoppingOptions options) : options_(std::move(
   if (options_.patience < 0) {
     throw ConfigError(fmt::format("EarlyStopping(patience={}) must be >= 0", options_.patience));
   }
-  // As Lightning: min_delta counts towards the better side whatever its sign.
-  options_.min_delta = std::abs(options_.min_delta);
+  // As Lightning: a positive min_delta asks for more than any change, a negative one
+  // counts a slight worsening as improvement.
   const double inf = std::numeric_limits<double>::infinity();
   best_score_ = options_.mode == "min" ? inf : -inf;
 }
@@ -84,6 +84,11 @@ void EarlyStopping::run_check(Trainer& trainer) {
   if (stop) {
     trainer.set_should_stop(true);
     stopped_epoch_ = trainer.current_epoch();
+    // As Lightning: a rank stopped by another rank's decision keeps NOT_STOPPED.
+    if (outcome.stop) {
+      stopping_reason_ = outcome.why;
+      stopping_reason_message_ = outcome.reason;
+    }
   }
   if (options_.verbose && !outcome.reason.empty() && trainer.is_global_zero()) {
     fmt::print("{}\n", outcome.reason);
@@ -101,24 +106,28 @@ EarlyStopping::Outcome EarlyStopping::evaluate(double current) {
   if (o.check_finite && !std::isfinite(current)) {
     return {true, fmt::format("Monitored metric {} = {} is not finite. Previous best value was "
                               "{:.3f}. Signaling Trainer to stop.",
-                              o.monitor, current, best_score_)};
+                              o.monitor, current, best_score_),
+            EarlyStoppingReason::NON_FINITE_METRIC};
   }
   if (o.stopping_threshold && better(current, *o.stopping_threshold)) {
     return {true, fmt::format("Stopping threshold reached: {} = {} {} {}. Signaling Trainer to "
                               "stop.",
-                              o.monitor, current, better_sign, *o.stopping_threshold)};
+                              o.monitor, current, better_sign, *o.stopping_threshold),
+            EarlyStoppingReason::STOPPING_THRESHOLD};
   }
   if (o.divergence_threshold && better(*o.divergence_threshold, current)) {
     return {true, fmt::format("Divergence threshold reached: {} = {} {} {}. Signaling Trainer "
                               "to stop.",
-                              o.monitor, current, worse_sign, *o.divergence_threshold)};
+                              o.monitor, current, worse_sign, *o.divergence_threshold),
+            EarlyStoppingReason::DIVERGENCE_THRESHOLD};
   }
   const double shifted = o.mode == "min" ? current + o.min_delta : current - o.min_delta;
   if (better(shifted, best_score_)) {
     std::string reason =
         std::isfinite(best_score_)
             ? fmt::format("Metric {} improved by {:.3f} >= min_delta = {}. New best score: {:.3f}",
-                          o.monitor, std::abs(best_score_ - current), o.min_delta, current)
+                          o.monitor, std::abs(best_score_ - current), std::abs(o.min_delta),
+                          current)
             : fmt::format("Metric {} improved. New best score: {:.3f}", o.monitor, current);
     best_score_ = current;
     wait_count_ = 0;
@@ -128,7 +137,8 @@ EarlyStopping::Outcome EarlyStopping::evaluate(double current) {
   if (wait_count_ >= o.patience) {
     return {true, fmt::format("Monitored metric {} did not improve in the last {} records. Best "
                               "score: {:.3f}. Signaling Trainer to stop.",
-                              o.monitor, wait_count_, best_score_)};
+                              o.monitor, wait_count_, best_score_),
+            EarlyStoppingReason::PATIENCE_EXHAUSTED};
   }
   return {};
 }
@@ -139,6 +149,11 @@ c10::IValue EarlyStopping::state_dict() {
   state.insert("stopped_epoch", stopped_epoch_);
   state.insert("best_score", best_score_);
   state.insert("patience", options_.patience);
+  // Lightning 2.6 pickles its EarlyStoppingReason enum; its integer value crosses here.
+  state.insert("stopping_reason", static_cast<int64_t>(stopping_reason_));
+  state.insert("stopping_reason_message", stopping_reason_message_
+                                              ? c10::IValue(*stopping_reason_message_)
+                                              : c10::IValue());
   return state;
 }
 
@@ -149,10 +164,26 @@ void EarlyStopping::load_state_dict(const c10::IValue& state) {
   const int64_t wait = integer_field(d, "wait_count", "EarlyStopping");
   const int64_t stopped = integer_field(d, "stopped_epoch", "EarlyStopping");
   const int64_t patience = integer_field(d, "patience", "EarlyStopping");
+  // Older checkpoints (Lightning < 2.6, fulgur before) have no reason: not stopped.
+  auto reason = EarlyStoppingReason::NOT_STOPPED;
+  if (d.contains("stopping_reason") && d.at("stopping_reason").isInt()) {
+    const int64_t value = d.at("stopping_reason").toInt();
+    if (value < 0 || value > 4) {
+      throw CheckpointError(fmt::format(
+          "EarlyStopping: the checkpoint's stopping_reason {} is not one of 0..4", value));
+    }
+    reason = static_cast<EarlyStoppingReason>(value);
+  }
+  std::optional<std::string> message;
+  if (d.contains("stopping_reason_message") && d.at("stopping_reason_message").isString()) {
+    message = d.at("stopping_reason_message").toStringRef();
+  }
   best_score_ = best;
   wait_count_ = wait;
   stopped_epoch_ = stopped;
   options_.patience = patience;
+  stopping_reason_ = reason;
+  stopping_reason_message_ = std::move(message);
 }
 
 }  // namespace fulgur

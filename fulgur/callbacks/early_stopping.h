@@ -5,13 +5,22 @@
 // (after the Module's on_train_epoch_end, so validation metrics of that epoch are there), or
 // after each validation when validation runs more or less often than once per epoch.
 // Under DDP a stop decided on any rank stops every rank. `wait_count`, `stopped_epoch`,
-// `best_score` and `patience` are saved in checkpoints.
+// `best_score`, `patience`, `stopping_reason` and its message are saved in checkpoints.
 #include <optional>
 #include <string>
 
 #include "fulgur/callbacks/callback.h"
 
 namespace fulgur {
+
+// Why the last check stopped the fit (Lightning 2.6's EarlyStoppingReason, same values).
+enum class EarlyStoppingReason : int64_t {
+  NOT_STOPPED = 0,
+  STOPPING_THRESHOLD = 1,
+  DIVERGENCE_THRESHOLD = 2,
+  PATIENCE_EXHAUSTED = 3,
+  NON_FINITE_METRIC = 4,
+};
 
 struct EarlyStoppingOptions {
   std::string monitor;      // required: a key of trainer.callback_metrics()
@@ -44,12 +53,18 @@ class EarlyStopping : public Callback {
   int64_t wait_count() const { return wait_count_; }
   int64_t stopped_epoch() const { return stopped_epoch_; }
   double best_score() const { return best_score_; }
+  EarlyStoppingReason stopping_reason() const { return stopping_reason_; }
+  // The message of the check that stopped the fit; nullopt while not stopped.
+  const std::optional<std::string>& stopping_reason_message() const {
+    return stopping_reason_message_;
+  }
   const EarlyStoppingOptions& options() const { return options_; }
 
  private:
   struct Outcome {
     bool stop = false;
     std::string reason;  // empty when nothing worth saying happened
+    EarlyStoppingReason why = EarlyStoppingReason::NOT_STOPPED;
   };
   bool should_skip(Trainer& trainer) const;
   void run_check(Trainer& trainer);
@@ -61,6 +76,8 @@ class EarlyStopping : public Callback {
   int64_t wait_count_ = 0;
   int64_t stopped_epoch_ = 0;
   double best_score_;
+  EarlyStoppingReason stopping_reason_ = EarlyStoppingReason::NOT_STOPPED;
+  std::optional<std::string> stopping_reason_message_;
 };
 
 }  // namespace fulgur

@@ -1,5 +1,6 @@
 #include "fulgur/callbacks/model_checkpoint.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -10,9 +11,11 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/loggers/logger.h"
+#include "fulgur/loops/evaluation_loop.h"
 #include "fulgur/module.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
+#include "fulgur/warnings.h"
 
 namespace fulgur {
 namespace fs = std::filesystem;
@@ -87,6 +90,7 @@ ModelCheckpoint::ModelCheckpoint(ModelCheckpointOptions options) : options_(std:
             : std::string("None")));
   }
   if (options_.filename.empty()) options_.filename = "{epoch}-{step}";
+  kth_value_ = options_.mode == "min" ? INFINITY : -INFINITY;
 }
 
 namespace {
@@ -123,7 +127,12 @@ void ModelCheckpoint::on_train_start(Trainer&, Module&) {
 
 void ModelCheckpoint::setup(Trainer& trainer, Module&, const std::string&) {
   if (!options_.dirpath.empty()) {
-    dirpath_ = options_.dirpath;
+    // As Lightning's os.path.realpath(os.path.expanduser(dirpath)): the paths it reports are
+    // absolute and stay valid when the working directory changes.
+    std::string path = options_.dirpath;
+    const char* home = std::getenv("HOME");
+    if (home && (path == "~" || path.rfind("~/", 0) == 0)) path = home + path.substr(1);
+    dirpath_ = fs::weakly_canonical(fs::absolute(path)).string();
   } else if (trainer.logger() != nullptr) {
     // The Trainer's log_dir: under DDP, rank 0's on every rank.
     dirpath_ = (fs::path(trainer.log_dir()) / "checkpoints").string();
@@ -146,13 +155,21 @@ std::string ModelCheckpoint::format_checkpoint_name(const std::map<std::string, 
     const std::string key = m[1];
     const std::string spec = m[2].matched ? m[2].str() : "";
     auto found = metrics.find(key);
-    const double value = found == metrics.end() ? 0.0 : found->second;
+    const bool missing = found == metrics.end();
+    const double value = missing ? 0.0 : found->second;
     std::string rendered;
-    const bool integral = key == "epoch" || key == "step";
+    // As Lightning: a missing metric is the integer 0 ("{missing:d}" works), epoch and step are
+    // integers, other metrics Python floats, so a plain "{val_loss}" of 1 reads "1.0".
+    const bool integral = key == "epoch" || key == "step" ||
+                          (missing && spec.find_first_of(".eEfFgG%") == std::string::npos);
     try {
       rendered = integral ? fmt::format(fmt::runtime("{:" + spec + "}"),
                                         static_cast<int64_t>(value))
                           : fmt::format(fmt::runtime("{:" + spec + "}"), value);
+      if (!integral && spec.empty() &&
+          rendered.find_first_not_of("-0123456789") == std::string::npos) {
+        rendered += ".0";
+      }
     } catch (const fmt::format_error& e) {
       throw ConfigError(fmt::format("ModelCheckpoint(filename=\"{}\"): bad format \"{}\" for {}: {}",
                                     options_.filename, spec, key, e.what()));
@@ -198,27 +215,38 @@ void ModelCheckpoint::on_train_batch_end(Trainer& trainer, Module&, const torch:
     time_due = trainer.strategy().broadcast_decision(time_due);
     if (time_due) last_time_checked_ = now;
   }
-  if (step_due || time_due) save(trainer);
+  if (!step_due && !time_due) return;
+  // As Lightning: a step save before the monitored metric exists (no validation yet) waits for
+  // validation instead of failing the fit.
+  if (!options_.monitor.empty() && !trainer.callback_metrics().count(options_.monitor)) {
+    defer_save_until_validation_ = true;
+    return;
+  }
+  save(trainer);
 }
 
 void ModelCheckpoint::on_train_epoch_end(Trainer& trainer, Module&) {
-  if (should_skip(trainer) || !save_on_train_epoch_end(trainer) || !epoch_due(trainer)) return;
-  save(trainer);
+  if (should_skip(trainer) || !save_on_train_epoch_end(trainer)) return;
+  // As Lightning: `last` is saved at every epoch's end, also when top-k's epoch is not due.
+  save(trainer, /*top_k=*/epoch_due(trainer));
 }
 
 void ModelCheckpoint::on_validation_end(Trainer& trainer, Module&) {
-  if (should_skip(trainer) || save_on_train_epoch_end(trainer) || !epoch_due(trainer)) return;
-  save(trainer);
+  if (should_skip(trainer) || save_on_train_epoch_end(trainer)) return;
+  const bool top_k = defer_save_until_validation_ || epoch_due(trainer);
+  defer_save_until_validation_ = false;
+  save(trainer, top_k);
 }
 
-void ModelCheckpoint::save(Trainer& trainer) {
+void ModelCheckpoint::save(Trainer& trainer, bool top_k) {
+  if (!top_k && !options_.save_last) return;
   auto metrics = rank_zero_metrics(trainer.strategy(), trainer.callback_metrics());
   metrics["epoch"] = static_cast<double>(trainer.current_epoch());
   metrics["step"] = static_cast<double>(trainer.global_step());
   // Set before writing, so the checkpoint knows it was saved at this step and a resumed fit does
   // not save the same step again (as "-v1").
   last_global_step_saved_ = trainer.global_step();
-  save_top_k(trainer, metrics);
+  if (top_k) save_top_k(trainer, metrics);
   save_last(trainer, metrics);
   trainer.strategy().barrier("ModelCheckpoint.save");
 }
@@ -245,7 +273,8 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
     const auto previous = best_model_path_;
     best_model_path_ = path;
     trainer.save_checkpoint(path, options_.save_weights_only);
-    if (options_.save_top_k == 1 && !previous.empty() && previous != path) {
+    if (options_.save_top_k == 1 && !previous.empty() && previous != path &&
+        should_remove(trainer, previous)) {
       trainer.strategy().remove_checkpoint(previous);
     }
     return;
@@ -254,12 +283,17 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
   if (found == metrics.end()) {
     std::string keys;
     for (const auto& [k, _] : metrics) keys += (keys.empty() ? "" : ", ") + k;
-    throw MisconfigurationError(fmt::format(
+    const auto message = fmt::format(
         "ModelCheckpoint(monitor=\"{}\") could not find the monitored key in the logged metrics: "
         "[{}]. Did you call log(\"{}\", value) in the Module?",
-        options_.monitor, keys, options_.monitor));
+        options_.monitor, keys, options_.monitor);
+    // As Lightning: only an error once validation has run; before that the metric may still come.
+    if (trainer.validate_loop().has_run()) throw MisconfigurationError(message);
+    if (trainer.is_global_zero()) warn(message);
+    return;
   }
   double current = found->second;
+  current_score_ = current;
   if (std::isnan(current)) current = options_.mode == "min" ? INFINITY : -INFINITY;
   const bool full = options_.save_top_k != -1 &&
                     static_cast<int>(best_k_models_.size()) >= options_.save_top_k;
@@ -269,15 +303,38 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
   const auto path = rank_zero_path(trainer, unused_path(metrics, replaced));
   if (full) best_k_models_.erase(kth_best_model_path_);
   best_k_models_[path] = current;
-  // kth = the worst kept; best = the best kept.
-  kth_best_model_path_ = best_model_path_ = path;
-  for (const auto& [p, score] : best_k_models_) {
-    if (better(best_k_models_.at(kth_best_model_path_), score)) kth_best_model_path_ = p;
-    if (better(score, best_k_models_.at(best_model_path_))) best_model_path_ = p;
+  insertion_order_.erase(std::remove(insertion_order_.begin(), insertion_order_.end(), replaced),
+                         insertion_order_.end());
+  insertion_order_.push_back(path);
+  // kth = the worst kept, best = the best kept; ties go to the oldest, as Python's max/min over
+  // Lightning's insertion-ordered dict. kth is only known once k are kept.
+  const bool now_full = options_.save_top_k != -1 &&
+                        static_cast<int>(best_k_models_.size()) == options_.save_top_k;
+  std::string worst = insertion_order_.front(), best = insertion_order_.front();
+  for (const auto& p : insertion_order_) {
+    if (better(best_k_models_.at(worst), best_k_models_.at(p))) worst = p;
+    if (better(best_k_models_.at(p), best_k_models_.at(best))) best = p;
   }
+  if (now_full) {
+    kth_best_model_path_ = worst;
+    kth_value_ = best_k_models_.at(worst);
+  }
+  best_model_path_ = best;
   best_model_score_ = best_k_models_.at(best_model_path_);
   trainer.save_checkpoint(path, options_.save_weights_only);
-  if (!replaced.empty() && replaced != path) trainer.strategy().remove_checkpoint(replaced);
+  if (!replaced.empty() && replaced != path && should_remove(trainer, replaced)) {
+    trainer.strategy().remove_checkpoint(replaced);
+  }
+}
+
+bool ModelCheckpoint::should_remove(Trainer& trainer, const std::string& previous) const {
+  // As Lightning: never the checkpoint this fit resumed from, never a file outside dirpath.
+  const auto canonical = [](const std::string& p) { return fs::weakly_canonical(fs::absolute(p)); };
+  const auto file = canonical(previous);
+  if (trainer.ckpt_path() && canonical(*trainer.ckpt_path()) == file) return false;
+  const auto dir = canonical(dirpath_);
+  const auto rel = file.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
 }
 
 void ModelCheckpoint::save_last(Trainer& trainer, const std::map<std::string, double>&) {
@@ -296,8 +353,17 @@ c10::IValue ModelCheckpoint::state_dict() {
   d.insert("kth_best_model_path", kth_best_model_path_);
   d.insert("last_model_path", last_model_path_);
   d.insert("dirpath", dirpath_);
+  // Lightning's keys and types: scores as 0-dim tensors, best_k_models in insertion order.
+  d.insert("current_score",
+           current_score_ ? c10::IValue(torch::tensor(*current_score_)) : c10::IValue());
+  d.insert("kth_value", torch::tensor(kth_value_));
   c10::Dict<std::string, double> best_k;
-  for (const auto& [p, s] : best_k_models_) best_k.insert(p, s);
+  for (const auto& p : insertion_order_) {
+    if (best_k_models_.count(p)) best_k.insert(p, best_k_models_.at(p));
+  }
+  for (const auto& [p, s] : best_k_models_) {
+    if (!best_k.contains(p)) best_k.insert(p, s);
+  }
   d.insert("best_k_models", best_k);
   d.insert("last_global_step_saved", last_global_step_saved_);
   return d;
@@ -309,21 +375,40 @@ void ModelCheckpoint::load_state_dict(const c10::IValue& state) {
   auto str = [&](const char* key) {
     return d.contains(key) && d.at(key).isString() ? d.at(key).toStringRef() : std::string();
   };
-  // Ranking only carries over when the checkpoints live in the same directory.
-  if (str("dirpath") != dirpath_) return;
   best_model_path_ = str("best_model_path");
+  // As Lightning: the ranking only carries over when the checkpoints live in the same directory.
+  if (str("dirpath") != dirpath_) {
+    warn(fmt::format("The dirpath has changed from '{}' to '{}', therefore `best_model_score`, "
+                     "`kth_best_model_path`, `kth_value`, `last_model_path` and `best_k_models` "
+                     "won't be reloaded. Only `best_model_path` will be reloaded.",
+                     str("dirpath"), dirpath_));
+    return;
+  }
   kth_best_model_path_ = str("kth_best_model_path");
   last_model_path_ = str("last_model_path");
   if (d.contains("last_global_step_saved") && d.at("last_global_step_saved").isInt()) {
     last_global_step_saved_ = d.at("last_global_step_saved").toInt();
   }
-  if (d.contains("best_model_score") && d.at("best_model_score").isDouble()) {
-    best_model_score_ = d.at("best_model_score").toDouble();
+  // Lightning writes the score as a tensor, older fulgur as a float: both load.
+  if (d.contains("best_model_score")) {
+    const auto& v = d.at("best_model_score");
+    if (v.isTensor() && v.toTensor().numel() == 1) best_model_score_ = v.toTensor().item<double>();
+    if (v.isDouble()) best_model_score_ = v.toDouble();
+  }
+  if (d.contains("kth_value")) {
+    const auto& v = d.at("kth_value");
+    if (v.isTensor() && v.toTensor().numel() == 1) kth_value_ = v.toTensor().item<double>();
+    if (v.isDouble()) kth_value_ = v.toDouble();
   }
   if (d.contains("best_k_models") && d.at("best_k_models").isGenericDict()) {
     best_k_models_.clear();
+    insertion_order_.clear();
     for (const auto& entry : d.at("best_k_models").toGenericDict()) {
-      best_k_models_[entry.key().toStringRef()] = entry.value().toDouble();
+      const auto& v = entry.value();
+      if (!v.isDouble() && !v.isInt() && !(v.isTensor() && v.toTensor().numel() == 1)) continue;
+      best_k_models_[entry.key().toStringRef()] =
+          v.isTensor() ? v.toTensor().item<double>() : v.isInt() ? v.toInt() : v.toDouble();
+      insertion_order_.push_back(entry.key().toStringRef());
     }
   }
 }

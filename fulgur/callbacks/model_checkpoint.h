@@ -4,12 +4,15 @@
 // `save_top_k` best by `mode` (NaN is always worst). `filename` is a template:
 // "{epoch}-{step}" renders "epoch=2-step=300", "{val_loss:.2f}" renders "val_loss=0.12".
 // Files are written through the Strategy (rank 0) and never half-written; names that collide
-// get "-v1", "-v2", ... Default directory: <log_dir>/checkpoints. The triggers every_n_train_steps,
-// every_n_epochs and train_time_interval are mutually exclusive, as in Lightning.
+// get "-v1", "-v2", ... Default directory: <log_dir>/checkpoints; a given dirpath is made absolute
+// ("~" expanded), as Lightning. The file a fit resumed from is never removed. The triggers
+// every_n_train_steps, every_n_epochs and train_time_interval are mutually exclusive, as in
+// Lightning.
 #include <chrono>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fulgur/callbacks/callback.h"
 
@@ -65,12 +68,13 @@ class ModelCheckpoint : public Callback {
   bool should_skip(Trainer& trainer) const;
   bool save_on_train_epoch_end(Trainer& trainer) const;
   bool epoch_due(Trainer& trainer) const;
-  void save(Trainer& trainer);
+  void save(Trainer& trainer, bool top_k = true);
   void save_top_k(Trainer& trainer, const std::map<std::string, double>& metrics);
   void save_last(Trainer& trainer, const std::map<std::string, double>& metrics);
   std::string unused_path(const std::map<std::string, double>& metrics,
                           const std::string& replaceable) const;
   bool better(double candidate, double reference) const;
+  bool should_remove(Trainer& trainer, const std::string& previous) const;
 
   ModelCheckpointOptions options_;
   int64_t every_n_epochs_ = 1;
@@ -80,7 +84,12 @@ class ModelCheckpoint : public Callback {
   std::optional<double> best_model_score_;
   std::string kth_best_model_path_;
   std::string last_model_path_;
-  int64_t last_global_step_saved_ = -1;
+  std::vector<std::string> insertion_order_;  // best_k_models_'s keys, oldest first
+  // 0, as Lightning: no save before the first optimizer step.
+  int64_t last_global_step_saved_ = 0;
+  bool defer_save_until_validation_ = false;
+  std::optional<double> current_score_;
+  double kth_value_;  // +inf in min mode, -inf in max mode, until k are kept
   std::chrono::steady_clock::time_point last_time_checked_;
 };
 

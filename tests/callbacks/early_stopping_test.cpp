@@ -73,11 +73,52 @@ TEST(EarlyStopping, ImprovementsSmallerThanMinDeltaDoNotCount) {
                             {1.0, 0.95, 0.91, 0.5, 0.5, 0.5});
   EXPECT_EQ(run.epochs_run, 3);
   EXPECT_DOUBLE_EQ(run.best_score, 1.0);
-  // A negative min_delta means the same (Lightning takes its size).
-  EXPECT_EQ(fit_with({.monitor = "val_score", .min_delta = -0.1, .patience = 2},
-                     {1.0, 0.95, 0.91, 0.5, 0.5, 0.5})
-                .epochs_run,
-            3);
+}
+
+TEST(EarlyStopping, NegativeMinDeltaCountsASlightWorseningAsImprovement) {
+  // Lightning: min_delta *= -1 in min mode, improvement = current - min_delta < best, so with
+  // -0.1 every score below best + 0.1 improves (also the repeated 0.5s): all 6 epochs run.
+  const auto run = fit_with({.monitor = "val_score", .min_delta = -0.1, .patience = 2},
+                            {1.0, 0.95, 0.91, 0.5, 0.5, 0.5}, /*max_epochs=*/6);
+  EXPECT_EQ(run.epochs_run, 6);
+  EXPECT_EQ(run.wait_count, 0);
+  EXPECT_DOUBLE_EQ(run.best_score, 0.5);
+  const auto worse = fit_with({.monitor = "val_score", .min_delta = -0.1, .patience = 1},
+                              {1.0, 1.05, 1.2, 1.2}, /*max_epochs=*/4);
+  EXPECT_EQ(worse.epochs_run, 3);
+  EXPECT_DOUBLE_EQ(worse.best_score, 1.05);
+}
+
+TEST(EarlyStopping, StoppingReasonAndMessageAreKeptAndSaved) {
+  Calls calls;
+  ScheduledScore module(calls, {1.0, 0.5, 0.6, 0.7, 0.8});
+  auto early_stopping =
+      std::make_shared<EarlyStopping>(EarlyStoppingOptions{.monitor = "val_score", .patience = 2});
+  EXPECT_EQ(early_stopping->stopping_reason(), EarlyStoppingReason::NOT_STOPPED);
+  EXPECT_FALSE(early_stopping->stopping_reason_message().has_value());
+  EXPECT_TRUE(early_stopping->state_dict().toGenericDict().at("stopping_reason_message").isNone());
+  Trainer trainer({.logger = false,
+                   .callbacks = {early_stopping},
+                   .max_epochs = 5,
+                   .num_sanity_val_steps = 0,
+                   .enable_checkpointing = false,
+                   .enable_progress_bar = false,
+                   .enable_model_summary = false});
+  trainer.fit(module);
+  const std::string message =
+      "Monitored metric val_score did not improve in the last 2 records. Best score: 0.500. "
+      "Signaling Trainer to stop.";
+  EXPECT_EQ(early_stopping->stopping_reason(), EarlyStoppingReason::PATIENCE_EXHAUSTED);
+  EXPECT_EQ(early_stopping->stopping_reason_message(), message);
+  auto state = early_stopping->state_dict().toGenericDict();
+  EXPECT_EQ(state.at("stopping_reason").toInt(), 3);  // Lightning's PATIENCE_EXHAUSTED
+  EXPECT_EQ(state.at("stopping_reason_message").toStringRef(), message);
+
+  EarlyStopping restored({.monitor = "val_score"});
+  state.insert_or_assign("stopping_reason", int64_t{1});
+  restored.load_state_dict(state);
+  EXPECT_EQ(restored.stopping_reason(), EarlyStoppingReason::STOPPING_THRESHOLD);
+  EXPECT_EQ(restored.stopping_reason_message(), message);
 }
 
 TEST(EarlyStopping, ModeMaxAndTheStoppingThreshold) {

@@ -9,42 +9,13 @@
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/loggers/csv_logger.h"
 #include "fulgur/trainer.h"
+#include "callbacks/checkpointing.h"
 #include "trainer/recording.h"
 
 namespace fs = std::filesystem;
 
 namespace fulgur::testing {
 namespace {
-
-std::string temp_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("fulgur_mc_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-std::vector<std::string> files_in(const std::string& dir) {
-  std::vector<std::string> out;
-  if (!fs::exists(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// Logs a val_loss that follows a fixed schedule per epoch.
-class ScheduledLoss : public RecordingModule {
- public:
-  ScheduledLoss(Calls& calls, std::vector<double> losses)
-      : RecordingModule(calls, 4, 2), losses_(std::move(losses)) {
-    with_scheduler = false;
-  }
-  void validation_step(Batch&, int64_t) override {
-    log("val_loss", losses_.at(static_cast<size_t>(current_epoch())));
-  }
-
- private:
-  std::vector<double> losses_;
-};
 
 TrainerOptions checkpointing_only(TrainerOptions o) {
   o.enable_progress_bar = false;
@@ -54,7 +25,7 @@ TrainerOptions checkpointing_only(TrainerOptions o) {
 }
 
 TEST(ModelCheckpoint, DefaultKeepsTheLatestUnderTheLoggersVersionDir) {
-  const auto root = temp_dir("default");
+  const auto root = fresh_dir("mc_default");
   Calls calls;
   ScheduledLoss module(calls, {3, 2, 1});
   Trainer t(checkpointing_only({.max_epochs = 3, .default_root_dir = root}));
@@ -66,7 +37,7 @@ TEST(ModelCheckpoint, DefaultKeepsTheLatestUnderTheLoggersVersionDir) {
 }
 
 TEST(ModelCheckpoint, TopKByMonitorWithTemplateAndLast) {
-  const auto root = temp_dir("topk");
+  const auto root = fresh_dir("mc_topk");
   Calls calls;
   ScheduledLoss module(calls, {0.5, 0.25, 0.75, 0.125});
   auto mc = std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{
@@ -87,7 +58,7 @@ TEST(ModelCheckpoint, TopKByMonitorWithTemplateAndLast) {
 }
 
 TEST(ModelCheckpoint, MissingMonitorIsAClearError) {
-  const auto root = temp_dir("missing");
+  const auto root = fresh_dir("mc_missing");
   Calls calls;
   ScheduledLoss module(calls, {1, 1});
   auto mc = std::make_shared<ModelCheckpoint>(
@@ -106,7 +77,7 @@ TEST(ModelCheckpoint, MissingMonitorIsAClearError) {
 }
 
 TEST(ModelCheckpoint, CollidingNamesGetVersionSuffixes) {
-  const auto root = temp_dir("version");
+  const auto root = fresh_dir("mc_version");
   for (int run = 0; run < 2; ++run) {
     Calls calls;
     ScheduledLoss module(calls, {1});
@@ -119,7 +90,7 @@ TEST(ModelCheckpoint, CollidingNamesGetVersionSuffixes) {
 }
 
 TEST(ModelCheckpoint, FileHasLightningKeysAndWeightsOnlyDropsTrainingState) {
-  const auto root = temp_dir("keys");
+  const auto root = fresh_dir("mc_keys");
   Calls calls;
   ScheduledLoss module(calls, {1});
   module.save_hyperparameters({{"lr", 0.01}, {"name", std::string("mlp")}});

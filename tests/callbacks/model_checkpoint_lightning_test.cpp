@@ -1,0 +1,214 @@
+// ModelCheckpoint against Lightning 2.6's rules: deferred step saves before validation, ties
+// resolved to the oldest checkpoint, the resumed-from checkpoint kept, no save before the first
+// optimizer step, dirpath made absolute, and the state's keys and types.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/io/torch_checkpoint_io.h"
+#include "fulgur/trainer.h"
+#include "scoped_env.h"
+#include "callbacks/checkpointing.h"
+#include "trainer/recording.h"
+
+namespace fs = std::filesystem;
+
+namespace fulgur::testing {
+namespace {
+
+TrainerOptions without_logger(TrainerOptions o) {
+  o.logger = false;
+  o.enable_progress_bar = false;
+  o.enable_model_summary = false;
+  o.num_sanity_val_steps = 0;
+  return o;
+}
+
+TEST(ModelCheckpointLightning, StepSaveBeforeValidationWaitsForTheMonitoredMetric) {
+  const auto root = fresh_dir("mcl_defer");
+  Calls calls;
+  ScheduledLoss module(calls, {1.0, 0.5}, /*train_samples=*/8);  // 4 batches per epoch
+  auto mc = std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{
+      .dirpath = root, .monitor = "val_loss", .every_n_train_steps = 1});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
+  EXPECT_NO_THROW(t.fit(module));
+  // Steps 1-4 run before any validation; from step 5 on val_loss=1.0 exists, later ties lose.
+  EXPECT_EQ(files_in(root), std::vector<std::string>{"epoch=1-step=5.ckpt"});
+}
+
+TEST(ModelCheckpointLightning, TiesKeepTheOldestCheckpoint) {
+  const auto root = fresh_dir("mcl_ties");
+  Calls calls;
+  ScheduledLoss module(calls, {1.0, 1.0, 0.5});
+  auto mc = std::make_shared<ModelCheckpoint>(
+      ModelCheckpointOptions{.dirpath = root, .monitor = "val_loss", .save_top_k = 2});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 3}));
+  t.fit(module);
+  // Lightning: kth = max(best_k_models) = the first of the tied 1.0s, so epoch 0's goes.
+  EXPECT_EQ(files_in(root),
+            (std::vector<std::string>{"epoch=1-step=4.ckpt", "epoch=2-step=6.ckpt"}));
+  EXPECT_EQ(mc->best_model_path(), root + "/epoch=2-step=6.ckpt");
+  auto state = mc->state_dict().toGenericDict();
+  EXPECT_EQ(state.at("kth_best_model_path").toStringRef(), root + "/epoch=1-step=4.ckpt");
+  EXPECT_DOUBLE_EQ(state.at("kth_value").toTensor().item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(state.at("current_score").toTensor().item<double>(), 0.5);
+}
+
+TEST(ModelCheckpointLightning, KthIsOnlyKnownOnceKAreKept) {
+  const auto root = fresh_dir("mcl_kth");
+  Calls calls;
+  ScheduledLoss module(calls, {1.0});
+  auto mc = std::make_shared<ModelCheckpoint>(
+      ModelCheckpointOptions{.dirpath = root, .monitor = "val_loss", .save_top_k = 2});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 1}));
+  t.fit(module);
+  auto state = mc->state_dict().toGenericDict();
+  EXPECT_EQ(state.at("kth_best_model_path").toStringRef(), "");
+  EXPECT_TRUE(std::isinf(state.at("kth_value").toTensor().item<double>()));
+}
+
+TEST(ModelCheckpointLightning, TheCheckpointAFitResumedFromIsNotRemoved) {
+  const auto root = fresh_dir("mcl_resume");
+  {
+    Calls calls;
+    ScheduledLoss module(calls, {1, 1});
+    auto mc = std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{.dirpath = root});
+    Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
+    t.fit(module);
+  }
+  const auto resumed = root + "/epoch=1-step=4.ckpt";
+  ASSERT_TRUE(fs::exists(resumed));
+  Calls calls;
+  ScheduledLoss module(calls, {1, 1, 1});
+  auto mc = std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{.dirpath = root});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 3}));
+  t.fit(module, nullptr, nullptr, resumed);
+  EXPECT_EQ(files_in(root),
+            (std::vector<std::string>{"epoch=1-step=4.ckpt", "epoch=2-step=6.ckpt"}));
+}
+
+TEST(ModelCheckpointLightning, NothingIsSavedBeforeTheFirstOptimizerStep) {
+  const auto root = fresh_dir("mcl_step0");
+  Calls calls;
+  ScheduledLoss module(calls, {1.0}, /*train_samples=*/8);
+  auto mc = std::make_shared<ModelCheckpoint>(
+      ModelCheckpointOptions{.dirpath = root, .save_top_k = -1});
+  Trainer t(without_logger({.callbacks = {mc},
+                   .max_epochs = 1,
+                   .limit_train_batches = 4,
+                   .val_check_interval = 2,
+                   .accumulate_grad_batches = 4}));
+  t.fit(module);
+  EXPECT_EQ(files_in(root), std::vector<std::string>{"epoch=0-step=1.ckpt"});
+}
+
+TEST(ModelCheckpointLightning, DirpathIsMadeAbsoluteAndExpandsHome) {
+  const auto home = fresh_dir("mcl_home");
+  ScopedEnv env({{"HOME", home}});
+  ModelCheckpoint tilde({.dirpath = "~/ckpts"});
+  Calls calls;
+  ScheduledLoss module(calls, {1.0});
+  Trainer t(without_logger({.max_epochs = 1}));
+  tilde.setup(t, module, "fit");
+  EXPECT_EQ(tilde.dirpath(), fs::weakly_canonical(home + "/ckpts").string());
+
+  const std::string relative = "fulgur_mcl_rel_" + std::to_string(::getpid());
+  ModelCheckpoint rel({.dirpath = relative});
+  rel.setup(t, module, "fit");
+  EXPECT_TRUE(fs::path(rel.dirpath()).is_absolute()) << rel.dirpath();
+  EXPECT_EQ(rel.dirpath(), (fs::current_path() / relative).string());
+}
+
+TEST(ModelCheckpointLightning, StateLoadsTensorScoresAndKeepsBestPathWhenDirpathChanged) {
+  const auto root = fresh_dir("mcl_state");
+  Calls calls;
+  ScheduledLoss module(calls, {1.0});
+  Trainer t(without_logger({.max_epochs = 1}));
+  ModelCheckpoint mc({.dirpath = root, .monitor = "val_loss", .save_top_k = 2});
+  mc.setup(t, module, "fit");
+
+  c10::impl::GenericDict best_k(c10::StringType::get(), c10::TensorType::get());
+  best_k.insert(root + "/a.ckpt", torch::tensor(0.25));
+  best_k.insert(root + "/b.ckpt", torch::tensor(0.5));
+  c10::impl::GenericDict state(c10::StringType::get(), c10::AnyType::get());
+  state.insert("dirpath", mc.dirpath());
+  state.insert("best_model_path", root + "/a.ckpt");
+  state.insert("best_model_score", torch::tensor(0.25));
+  state.insert("best_k_models", best_k);
+  state.insert("kth_best_model_path", root + "/b.ckpt");
+  state.insert("kth_value", torch::tensor(0.5));
+  EXPECT_NO_THROW(mc.load_state_dict(state));
+  ASSERT_TRUE(mc.best_model_score().has_value());
+  EXPECT_DOUBLE_EQ(*mc.best_model_score(), 0.25);
+  EXPECT_EQ(mc.best_k_models().size(), 2u);
+  EXPECT_DOUBLE_EQ(mc.best_k_models().at(root + "/b.ckpt"), 0.5);
+
+  ModelCheckpoint moved({.dirpath = root + "/elsewhere", .monitor = "val_loss"});
+  moved.setup(t, module, "fit");
+  moved.load_state_dict(state);
+  EXPECT_EQ(moved.best_model_path(), root + "/a.ckpt");
+  EXPECT_TRUE(moved.best_k_models().empty());
+  EXPECT_FALSE(moved.best_model_score().has_value());
+}
+
+TEST(ModelCheckpointLightning, StateHasLightningsKeys) {
+  ModelCheckpoint mc({.monitor = "val_loss"});
+  auto state = mc.state_dict().toGenericDict();
+  for (const char* key : {"monitor", "best_model_score", "best_model_path", "current_score",
+                          "dirpath", "best_k_models", "kth_best_model_path", "kth_value",
+                          "last_model_path"}) {
+    EXPECT_TRUE(state.contains(key)) << key;
+  }
+  EXPECT_TRUE(state.at("current_score").isNone());
+  EXPECT_TRUE(state.at("kth_value").isTensor());
+}
+
+}  // namespace
+}  // namespace fulgur::testing
+
+namespace fulgur::testing {
+namespace {
+
+TEST(ModelCheckpointLightning, LastIsSavedAtEveryEpochEndEvenWhenTopKIsNotDue) {
+  const auto root = fresh_dir("mcl_last_not_due");
+  Calls calls;
+  ScheduledLoss module(calls, {1.0, 1.0});
+  auto mc = std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{
+      .dirpath = root, .save_last = true, .save_top_k = 0, .every_n_epochs = 3});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
+  t.fit(module);
+  EXPECT_EQ(files_in(root), std::vector<std::string>{"last.ckpt"});
+  EXPECT_EQ(TorchCheckpointIO().load_checkpoint(root + "/last.ckpt").at("global_step").toInt(), 4);
+}
+
+TEST(ModelCheckpointLightning, LastFollowsTheLatestStepEvenWhenTopKKeepsAnOlderOne) {
+  const auto root = fresh_dir("mcl_last_worse");
+  Calls calls;
+  ScheduledLoss module(calls, {0.5, 0.9});
+  auto mc = std::make_shared<ModelCheckpoint>(
+      ModelCheckpointOptions{.dirpath = root, .monitor = "val_loss", .save_last = true});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
+  t.fit(module);
+  EXPECT_EQ(files_in(root), (std::vector<std::string>{"epoch=0-step=2.ckpt", "last.ckpt"}));
+  EXPECT_EQ(TorchCheckpointIO().load_checkpoint(root + "/last.ckpt").at("global_step").toInt(), 4);
+}
+
+}  // namespace
+}  // namespace fulgur::testing
+
+namespace fulgur::testing {
+namespace {
+
+TEST(ModelCheckpointLightning, FilenameValuesAreFormattedAsPythonFloats) {
+  ModelCheckpoint mc({.filename = "{epoch}-{val_loss}-{missing:d}"});
+  EXPECT_EQ(mc.format_checkpoint_name({{"epoch", 2}, {"val_loss", 1.0}}),
+            "epoch=2-val_loss=1.0-missing=0");
+  EXPECT_EQ(mc.format_checkpoint_name({{"epoch", 2}, {"val_loss", 0.125}}),
+            "epoch=2-val_loss=0.125-missing=0");
+  ModelCheckpoint fixed({.filename = "{missing}-{missing2:.2f}"});
+  EXPECT_EQ(fixed.format_checkpoint_name({}), "missing=0-missing2=0.00");
+}
+
+}  // namespace
+}  // namespace fulgur::testing
