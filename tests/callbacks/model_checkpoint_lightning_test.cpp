@@ -1,15 +1,17 @@
-// ModelCheckpoint against Lightning 2.6's rules: deferred step saves before validation, ties
+// ModelCheckpoint against Lightning's rules: deferred step saves before validation, ties
 // resolved to the oldest checkpoint, the resumed-from checkpoint kept, no save before the first
-// optimizer step, dirpath made absolute, and the state's keys and types.
+// optimizer step, dirpath made absolute, `last` at every epoch end, filenames formatted as Python
+// does, and the state's keys and types.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/trainer.h"
-#include "scoped_env.h"
 #include "callbacks/checkpointing.h"
+#include "scoped_env.h"
 #include "trainer/recording.h"
 
 namespace fs = std::filesystem;
@@ -164,12 +166,6 @@ TEST(ModelCheckpointLightning, StateHasLightningsKeys) {
   EXPECT_TRUE(state.at("kth_value").isTensor());
 }
 
-}  // namespace
-}  // namespace fulgur::testing
-
-namespace fulgur::testing {
-namespace {
-
 TEST(ModelCheckpointLightning, LastIsSavedAtEveryEpochEndEvenWhenTopKIsNotDue) {
   const auto root = fresh_dir("mcl_last_not_due");
   Calls calls;
@@ -193,12 +189,6 @@ TEST(ModelCheckpointLightning, LastFollowsTheLatestStepEvenWhenTopKKeepsAnOlderO
   EXPECT_EQ(files_in(root), (std::vector<std::string>{"epoch=0-step=2.ckpt", "last.ckpt"}));
   EXPECT_EQ(TorchCheckpointIO().load_checkpoint(root + "/last.ckpt").at("global_step").toInt(), 4);
 }
-
-}  // namespace
-}  // namespace fulgur::testing
-
-namespace fulgur::testing {
-namespace {
 
 TEST(ModelCheckpointLightning, FilenameValuesAreFormattedAsPythonFloats) {
   ModelCheckpoint mc({.filename = "{epoch}-{val_loss}-{missing:d}"});
