@@ -33,6 +33,13 @@ class LoggingModule : public RecordingModule {
   void on_train_epoch_end() override { log("from_epoch_end", 7.0); }
 };
 
+// Options with nothing printed or written but what reaches `logger`.
+TrainerOptions logged_to(const std::shared_ptr<MemoryLogger>& logger, TrainerOptions o) {
+  o = quiet(std::move(o));
+  o.logger = logger;
+  return o;
+}
+
 TEST(Logging, KeysAndEpochReductionsFollowLightning) {
   Calls calls;
   LoggingModule module(calls);
@@ -123,9 +130,7 @@ TEST(Logging, ValuesAreReadToTheHostOnlyWhenALoggerWrites) {
     LogsEveryStep module(calls, 40, 0);  // 20 steps
     module.with_scheduler = false;
     auto logger = std::make_shared<MemoryLogger>();
-    TrainerOptions o = quiet({.max_epochs = 1, .log_every_n_steps = log_every_n_steps});
-    o.logger = logger;
-    Trainer t(o);
+    Trainer t(logged_to(logger, {.max_epochs = 1, .log_every_n_steps = log_every_n_steps}));
     t.fit(module);
     EXPECT_EQ(logger->rows.size(), static_cast<size_t>(20 / log_every_n_steps));
     return t.logger_connector().host_reads();
@@ -140,9 +145,7 @@ TEST(Logging, LogEveryNStepsZeroKeepsStepValuesFromTheLoggers) {
   LogsEveryStep module(calls, 8, 0);
   module.with_scheduler = false;
   auto logger = std::make_shared<MemoryLogger>();
-  TrainerOptions o = quiet({.max_epochs = 1, .log_every_n_steps = 0});
-  o.logger = logger;
-  Trainer t(o);
+  Trainer t(logged_to(logger, {.max_epochs = 1, .log_every_n_steps = 0}));
   t.fit(module);
   EXPECT_TRUE(logger->rows.empty());
   EXPECT_EQ(t.logger_connector().host_reads(), 0) << "nothing to write, nothing read";
@@ -154,10 +157,8 @@ TEST(Logging, AStepOfAccumulatedBatchesIsLoggedOnce) {
   LogsEveryStep module(calls, 16, 0);  // 8 batches, 4 optimizer steps
   module.with_scheduler = false;
   auto logger = std::make_shared<MemoryLogger>();
-  TrainerOptions o = quiet({.max_epochs = 1, .log_every_n_steps = 1,
-                            .accumulate_grad_batches = 2});
-  o.logger = logger;
-  Trainer t(o);
+  Trainer t(logged_to(logger, {.max_epochs = 1, .log_every_n_steps = 1,
+                               .accumulate_grad_batches = 2}));
   t.fit(module);
   std::vector<int64_t> steps;
   for (const auto& [step, m] : logger->rows) steps.push_back(step);
@@ -180,9 +181,7 @@ TEST(Logging, EvaluationStepValuesReachTheLoggersAtEachBatchButNotTheCallbackMet
   LogsEvaluationSteps module(calls, 4, 4);  // 2 validation batches
   module.with_scheduler = false;
   auto logger = std::make_shared<MemoryLogger>();
-  TrainerOptions o = quiet({.max_epochs = 2, .num_sanity_val_steps = 2});
-  o.logger = logger;
-  Trainer t(o);
+  Trainer t(logged_to(logger, {.max_epochs = 2, .num_sanity_val_steps = 2}));
   t.fit(module);
   // Lightning: at the count of batches this loader ran (the sanity check's not logged, the
   // count going on across the fit's validations), without "epoch".
@@ -243,9 +242,7 @@ TEST(Logging, ValuesLoggedAtTrainStartCountInTheFirstEpoch) {
   LogsAtTrainStart module(calls, 4, 0);
   module.with_scheduler = false;
   auto logger = std::make_shared<MemoryLogger>();
-  TrainerOptions o = quiet({.max_epochs = 2});
-  o.logger = logger;
-  Trainer t(o);
+  Trainer t(logged_to(logger, {.max_epochs = 2}));
   t.fit(module);
   EXPECT_DOUBLE_EQ(t.callback_metrics().at("at_start"), 3.0);
   std::vector<int64_t> steps;
