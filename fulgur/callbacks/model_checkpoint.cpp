@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <utility>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -48,6 +51,31 @@ std::map<std::string, double> rank_zero_metrics(Strategy& strategy,
 // rank 0 wrote the file and take "-v1" instead.
 std::string rank_zero_path(Trainer& trainer, const std::string& path) {
   return trainer.strategy().broadcast(path, 0);
+}
+
+// A name taken by a file, a directory or a link (also one whose target is gone).
+bool occupied(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
+// Points `link` at `target` with a relative symbolic link (a copy where the file system has
+// none), made beside it and renamed into place: a reader sees the old last or the new one.
+void link_checkpoint(Trainer& trainer, const std::string& target, const std::string& link) {
+  const fs::path to = fs::absolute(target), at = fs::absolute(link);
+  if (!trainer.is_global_zero() || to == at) return;
+  const fs::path tmp = at.string() + fmt::format(".tmp-{}", ::getpid());
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  fs::create_symlink(to.lexically_relative(at.parent_path()), tmp, ec);
+  if (ec) fs::copy_file(to, tmp, fs::copy_options::overwrite_existing, ec);
+  if (!ec && fs::is_directory(fs::symlink_status(at))) fs::remove_all(at, ec);
+  if (!ec) fs::rename(tmp, at, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw CheckpointError(
+        fmt::format("cannot link checkpoint {} to {}: {}", link, target, ec.message()));
+  }
 }
 
 }  // namespace
@@ -222,33 +250,57 @@ void ModelCheckpoint::on_train_batch_end(Trainer& trainer, Module&, const torch:
     defer_save_until_validation_ = true;
     return;
   }
-  save(trainer);
+  save(trainer, /*top_k=*/true, Last::kAlways);
 }
 
 void ModelCheckpoint::on_train_epoch_end(Trainer& trainer, Module&) {
   if (should_skip(trainer) || !save_on_train_epoch_end(trainer)) return;
-  // As Lightning: `last` is saved at every epoch's end, also when top-k's epoch is not due.
-  save(trainer, /*top_k=*/epoch_due(trainer));
+  save(trainer, /*top_k=*/epoch_due(trainer), Last::kAfterASave);
 }
 
 void ModelCheckpoint::on_validation_end(Trainer& trainer, Module&) {
   if (should_skip(trainer) || save_on_train_epoch_end(trainer)) return;
-  const bool top_k = defer_save_until_validation_ || epoch_due(trainer);
-  defer_save_until_validation_ = false;
-  save(trainer, top_k);
+  if (std::exchange(defer_save_until_validation_, false)) {
+    save(trainer, /*top_k=*/true, Last::kAlways);
+  } else {
+    save(trainer, /*top_k=*/epoch_due(trainer), Last::kAfterASave);
+  }
 }
 
-void ModelCheckpoint::save(Trainer& trainer, bool top_k) {
+void ModelCheckpoint::on_train_end(Trainer& trainer, Module&) {
+  // As Lightning 2.6: a fit that saved nothing still leaves its last checkpoint (fast_dev_run
+  // saves none).
+  if (!options_.save_last || !last_checkpoint_saved_.empty() ||
+      trainer.options().fast_dev_run.batches > 0) {
+    return;
+  }
+  save_last(trainer);
+  trainer.strategy().barrier("ModelCheckpoint.save");
+}
+
+void ModelCheckpoint::save(Trainer& trainer, bool top_k, Last last) {
   if (!top_k && !options_.save_last) return;
-  auto metrics = rank_zero_metrics(trainer.strategy(), trainer.callback_metrics());
-  metrics["epoch"] = static_cast<double>(trainer.current_epoch());
-  metrics["step"] = static_cast<double>(trainer.global_step());
+  if (top_k) {
+    auto metrics = rank_zero_metrics(trainer.strategy(), trainer.callback_metrics());
+    metrics["epoch"] = static_cast<double>(trainer.current_epoch());
+    metrics["step"] = static_cast<double>(trainer.global_step());
+    save_top_k(trainer, metrics);
+  }
+  // As Lightning 2.6: at an epoch's or a validation's end, last follows only a checkpoint saved
+  // at this step, unless it is a link (relinked to the newest checkpoint each time).
+  if (last == Last::kAlways || last_global_step_saved_ == trainer.global_step() ||
+      (options_.save_last.is_link() && !last_checkpoint_saved_.empty())) {
+    save_last(trainer);
+  }
+  trainer.strategy().barrier("ModelCheckpoint.save");
+}
+
+void ModelCheckpoint::write(Trainer& trainer, const std::string& path) {
   // Set before writing, so the checkpoint knows it was saved at this step and a resumed fit does
   // not save the same step again (as "-v1").
   last_global_step_saved_ = trainer.global_step();
-  if (top_k) save_top_k(trainer, metrics);
-  save_last(trainer, metrics);
-  trainer.strategy().barrier("ModelCheckpoint.save");
+  last_checkpoint_saved_ = path;
+  trainer.save_checkpoint(path, options_.save_weights_only);
 }
 
 std::string ModelCheckpoint::unused_path(const std::map<std::string, double>& metrics,
@@ -272,7 +324,7 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
     const auto path = rank_zero_path(trainer, unused_path(metrics, best_model_path_));
     const auto previous = best_model_path_;
     best_model_path_ = path;
-    trainer.save_checkpoint(path, options_.save_weights_only);
+    write(trainer, path);
     if (options_.save_top_k == 1 && !previous.empty() && previous != path &&
         should_remove(trainer, previous)) {
       trainer.strategy().remove_checkpoint(previous);
@@ -321,27 +373,49 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
   }
   best_model_path_ = best;
   best_model_score_ = best_k_models_.at(best_model_path_);
-  trainer.save_checkpoint(path, options_.save_weights_only);
+  write(trainer, path);
   if (!replaced.empty() && replaced != path && should_remove(trainer, replaced)) {
     trainer.strategy().remove_checkpoint(replaced);
   }
 }
 
 bool ModelCheckpoint::should_remove(Trainer& trainer, const std::string& previous) const {
-  // As Lightning: never the checkpoint this fit resumed from, never a file outside dirpath.
+  // As Lightning: never the checkpoint this fit resumed from (the path as given: resuming from
+  // a last.ckpt link keeps the link, not the checkpoint it pointed at), never a file outside
+  // dirpath.
+  const auto absolute = [](const std::string& p) { return fs::absolute(p).lexically_normal(); };
+  if (trainer.ckpt_path() && absolute(*trainer.ckpt_path()) == absolute(previous)) return false;
   const auto canonical = [](const std::string& p) { return fs::weakly_canonical(fs::absolute(p)); };
   const auto file = canonical(previous);
-  if (trainer.ckpt_path() && canonical(*trainer.ckpt_path()) == file) return false;
   const auto dir = canonical(dirpath_);
   const auto rel = file.lexically_relative(dir);
   return !rel.empty() && *rel.begin() != "..";
 }
 
-void ModelCheckpoint::save_last(Trainer& trainer, const std::map<std::string, double>&) {
+void ModelCheckpoint::save_last(Trainer& trainer) {
   if (!options_.save_last) return;
-  const auto path = (fs::path(dirpath_) / (std::string(kLastName) + kExtension)).string();
-  trainer.save_checkpoint(path, options_.save_weights_only);
-  last_model_path_ = path;
+  const auto named = [&](int version) {
+    const auto suffix = version > 0 ? fmt::format("-v{}", version) : std::string();
+    return (fs::path(dirpath_) / (kLastName + suffix + kExtension)).string();
+  };
+  // As Lightning: a last checkpoint this callback did not write (another run's) is kept.
+  std::string path = named(0);
+  for (int v = 1; options_.enable_version_counter && occupied(path) && path != last_model_path_;
+       ++v) {
+    path = named(v);
+  }
+  path = rank_zero_path(trainer, path);
+  // Set before saving: it is part of the state the checkpoint holds.
+  const std::string previous = std::exchange(last_model_path_, path);
+  if (options_.save_last.is_link() && !last_checkpoint_saved_.empty() &&
+      options_.save_top_k != 0) {
+    link_checkpoint(trainer, last_checkpoint_saved_, path);
+  } else {
+    write(trainer, path);
+  }
+  if (!previous.empty() && previous != path && should_remove(trainer, previous)) {
+    trainer.strategy().remove_checkpoint(previous);
+  }
 }
 
 c10::IValue ModelCheckpoint::state_dict() {

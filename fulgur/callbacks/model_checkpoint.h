@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fulgur/callbacks/callback.h"
+#include "fulgur/callbacks/save_last.h"
 
 namespace fulgur {
 
@@ -23,7 +24,10 @@ struct ModelCheckpointOptions {
   std::string filename;  // "" = "{epoch}-{step}"
   std::string monitor;   // "" = none: keep the latest
   std::string mode = "min";
-  bool save_last = false;
+  // As Lightning 2.6: last.ckpt follows each step a checkpoint is saved at (true), or links to
+  // the newest checkpoint at every save (link); a fit that saved nothing writes it at its end.
+  // An existing last.ckpt this callback did not write is kept: the new one is last-v1.ckpt.
+  SaveLast save_last;
   int save_top_k = 1;  // -1 all, 0 none
   bool save_weights_only = false;
   bool auto_insert_metric_name = true;
@@ -51,6 +55,7 @@ class ModelCheckpoint : public Callback {
                           int64_t batch_idx) override;
   void on_train_epoch_end(Trainer& trainer, Module& module) override;
   void on_validation_end(Trainer& trainer, Module& module) override;
+  void on_train_end(Trainer& trainer, Module& module) override;
   c10::IValue state_dict() override;
   void load_state_dict(const c10::IValue& state) override;
 
@@ -68,9 +73,12 @@ class ModelCheckpoint : public Callback {
   bool should_skip(Trainer& trainer) const;
   bool save_on_train_epoch_end(Trainer& trainer) const;
   bool epoch_due(Trainer& trainer) const;
-  void save(Trainer& trainer, bool top_k = true);
+  // What a save writes: top-k (when due) and last, always or only after a top-k save.
+  enum class Last { kAlways, kAfterASave };
+  void save(Trainer& trainer, bool top_k, Last last);
   void save_top_k(Trainer& trainer, const std::map<std::string, double>& metrics);
-  void save_last(Trainer& trainer, const std::map<std::string, double>& metrics);
+  void save_last(Trainer& trainer);
+  void write(Trainer& trainer, const std::string& path);
   std::string unused_path(const std::map<std::string, double>& metrics,
                           const std::string& replaceable) const;
   bool better(double candidate, double reference) const;
@@ -84,6 +92,7 @@ class ModelCheckpoint : public Callback {
   std::optional<double> best_model_score_;
   std::string kth_best_model_path_;
   std::string last_model_path_;
+  std::string last_checkpoint_saved_;  // the file this fit wrote last ("" before the first)
   std::vector<std::string> insertion_order_;  // best_k_models_'s keys, oldest first
   // 0, as Lightning: no save before the first optimizer step.
   int64_t last_global_step_saved_ = 0;

@@ -228,4 +228,15 @@ OptionText OptionTraits<FastDevRun>::render(const FastDevRun& value) {
   return std::to_string(value.batches);
 }
 
+SaveLast OptionTraits<SaveLast>::parse(const OptionText& text) {
+  if (!text) return SaveLast(false);  // Lightning's default, None
+  if (lower(trim(*text)) == "link") return SaveLast::link();
+  return SaveLast(parse_bool_text(*text));
+}
+
+OptionText OptionTraits<SaveLast>::render(SaveLast value) {
+  if (value.is_link()) return "link";
+  return value ? "true" : "false";
+}
+
 }  // namespace fulgur

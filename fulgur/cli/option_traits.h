@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fulgur/accelerators/devices.h"
+#include "fulgur/callbacks/save_last.h"
 #include "fulgur/trainer_options.h"
 
 namespace fulgur {
@@ -52,6 +53,14 @@ struct OptionTraits<bool> {
   static std::string type_name() { return "bool"; }
   static bool parse(const OptionText& text) { return parse_bool_text(require_text(text)); }
   static OptionText render(bool value) { return value ? "true" : "false"; }
+};
+
+// ModelCheckpoint's save_last: a bool or "link", as Lightning's Optional[Union[bool, "link"]].
+template <>
+struct OptionTraits<SaveLast> {
+  static std::string type_name() { return "bool|link"; }
+  static SaveLast parse(const OptionText& text);
+  static OptionText render(SaveLast value);
 };
 
 template <>

@@ -109,7 +109,9 @@ void FitLoop::run_epoch() {
   hooks::callbacks(t, "on_train_epoch_end", [&](Callback& cb) {
     if (cb.runs_after_module_on_train_epoch_end()) cb.on_train_epoch_end(t, *t.module());
   });
-  if (epoch_loop.batch_progress.current.ready > 0) {
+  // As Lightning: only an epoch that ran all its batches steps the schedulers that monitor a
+  // metric (one cut short by max_steps or a stop did not see the epoch the metric describes).
+  if (epoch_loop.num_ready_batches_reached()) {
     epoch_loop.update_lr_schedulers("epoch", /*plateau=*/true);
   }
   // Epoch values are logged at the step of the epoch's last batch.

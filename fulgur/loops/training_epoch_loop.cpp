@@ -24,10 +24,15 @@ bool TrainingEpochLoop::should_accumulate() const {
   return !window_done && !batch_progress.is_last_batch;
 }
 
+bool TrainingEpochLoop::num_ready_batches_reached() const {
+  return batch_progress.current.ready >= trainer_.num_training_batches() ||
+         batch_progress.is_last_batch;
+}
+
 bool TrainingEpochLoop::done() const {
   if (max_steps_reached()) return true;
   if (trainer_.should_stop() && trainer_.can_stop_early()) return true;
-  return batch_progress.current.ready >= trainer_.num_training_batches();
+  return num_ready_batches_reached();
 }
 
 bool TrainingEpochLoop::should_check_val() const {

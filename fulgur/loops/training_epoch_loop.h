@@ -24,6 +24,8 @@ class TrainingEpochLoop {
   bool should_accumulate() const;
   // max_steps reached.
   bool max_steps_reached() const;
+  // This epoch's batches all ran (Lightning's _num_ready_batches_reached).
+  bool num_ready_batches_reached() const;
 
   // The next run() continues the epoch after the batch_progress.current.processed batches a
   // checkpoint recorded, instead of starting it afresh.

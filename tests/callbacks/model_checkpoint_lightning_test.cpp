@@ -1,11 +1,13 @@
 // ModelCheckpoint against Lightning's rules: deferred step saves before validation, ties
 // resolved to the oldest checkpoint, the resumed-from checkpoint kept, no save before the first
-// optimizer step, dirpath made absolute, `last` at every epoch end, filenames formatted as Python
-// does, and the state's keys and types.
+// optimizer step, dirpath made absolute, `last` as Lightning 2.6 (after a save, as a link, at the
+// end of a fit that saved nothing, never over another run's), filenames formatted as Python does,
+// and the state's keys and types.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/io/torch_checkpoint_io.h"
@@ -166,7 +168,11 @@ TEST(ModelCheckpointLightning, StateHasLightningsKeys) {
   EXPECT_TRUE(state.at("kth_value").isTensor());
 }
 
-TEST(ModelCheckpointLightning, LastIsSavedAtEveryEpochEndEvenWhenTopKIsNotDue) {
+int64_t global_step_in(const std::string& path) {
+  return TorchCheckpointIO().load_checkpoint(path).at("global_step").toInt();
+}
+
+TEST(ModelCheckpointLightning, AFitThatSavedNothingWritesLastAtItsEnd) {
   const auto root = fresh_dir("mcl_last_not_due");
   Calls calls;
   ScheduledLoss module(calls, {1.0, 1.0});
@@ -175,10 +181,19 @@ TEST(ModelCheckpointLightning, LastIsSavedAtEveryEpochEndEvenWhenTopKIsNotDue) {
   Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
   t.fit(module);
   EXPECT_EQ(files_in(root), std::vector<std::string>{"last.ckpt"});
-  EXPECT_EQ(TorchCheckpointIO().load_checkpoint(root + "/last.ckpt").at("global_step").toInt(), 4);
+  EXPECT_EQ(global_step_in(root + "/last.ckpt"), 4);
+  // fast_dev_run saves nothing, not even at its end.
+  const auto dev = fresh_dir("mcl_last_dev_run");
+  Trainer quick(without_logger({.callbacks = {std::make_shared<ModelCheckpoint>(
+                                    ModelCheckpointOptions{.dirpath = dev, .save_last = true})},
+                                .fast_dev_run = FastDevRun(true)}));
+  quick.fit(module);
+  EXPECT_TRUE(files_in(dev).empty());
 }
 
-TEST(ModelCheckpointLightning, LastFollowsTheLatestStepEvenWhenTopKKeepsAnOlderOne) {
+TEST(ModelCheckpointLightning, LastOnlyFollowsTheStepsACheckpointWasSavedAt) {
+  // Lightning 2.6: at an epoch's end last.ckpt is written after a top-k save, so an epoch whose
+  // val_loss is not in the top k leaves last.ckpt at the previous save.
   const auto root = fresh_dir("mcl_last_worse");
   Calls calls;
   ScheduledLoss module(calls, {0.5, 0.9});
@@ -187,7 +202,75 @@ TEST(ModelCheckpointLightning, LastFollowsTheLatestStepEvenWhenTopKKeepsAnOlderO
   Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
   t.fit(module);
   EXPECT_EQ(files_in(root), (std::vector<std::string>{"epoch=0-step=2.ckpt", "last.ckpt"}));
-  EXPECT_EQ(TorchCheckpointIO().load_checkpoint(root + "/last.ckpt").at("global_step").toInt(), 4);
+  EXPECT_EQ(global_step_in(root + "/last.ckpt"), 2);
+  EXPECT_FALSE(fs::is_symlink(root + "/last.ckpt"));
+}
+
+TEST(ModelCheckpointLightning, SaveLastLinkPointsLastAtTheNewestCheckpoint) {
+  const auto root = fresh_dir("mcl_last_link");
+  Calls calls;
+  ScheduledLoss module(calls, {0.5, 0.9, 0.3});
+  auto mc = std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{
+      .dirpath = root, .monitor = "val_loss", .save_last = SaveLast::link()});
+  // The link's target after each epoch (read as the next one starts, and after the fit).
+  std::vector<std::string> targets;
+  struct ReadLink : Callback {
+    std::string dir;
+    std::vector<std::string>* targets;
+    void on_train_epoch_start(Trainer& trainer, Module&) override {
+      if (trainer.current_epoch() > 0) read();
+    }
+    void read() { targets->push_back(fs::read_symlink(dir + "/last.ckpt").string()); }
+  };
+  auto read_link = std::make_shared<ReadLink>();
+  read_link->dir = root;
+  read_link->targets = &targets;
+  Trainer t(without_logger({.callbacks = {mc, read_link}, .max_epochs = 3}));
+  t.fit(module);
+  read_link->read();
+  // Relative links, so the folder can move; epoch 1 (not in the top 1) relinks to epoch 0's.
+  EXPECT_EQ(targets, (std::vector<std::string>{"epoch=0-step=2.ckpt", "epoch=0-step=2.ckpt",
+                                               "epoch=2-step=6.ckpt"}));
+  EXPECT_EQ(files_in(root), (std::vector<std::string>{"epoch=2-step=6.ckpt", "last.ckpt"}));
+  EXPECT_EQ(global_step_in(root + "/last.ckpt"), 6);
+  EXPECT_EQ(mc->last_model_path(), root + "/last.ckpt");
+  // A fit resumed from the link reads the checkpoint it points at.
+  ScheduledLoss resumed(calls, {0.5, 0.9, 0.3, 0.2});
+  Trainer more(without_logger({.callbacks = {std::make_shared<ModelCheckpoint>(
+                                   ModelCheckpointOptions{.dirpath = root,
+                                                          .monitor = "val_loss",
+                                                          .save_last = SaveLast::link()})},
+                               .max_epochs = 4}));
+  more.fit(resumed, nullptr, nullptr, std::string("last"));
+  EXPECT_EQ(more.global_step(), 8);
+  EXPECT_EQ(fs::read_symlink(root + "/last.ckpt").string(), "epoch=3-step=8.ckpt");
+  // The fit resumed from the link, which stays; the checkpoint it pointed at left the top 1.
+  EXPECT_EQ(files_in(root), (std::vector<std::string>{"epoch=3-step=8.ckpt", "last.ckpt"}));
+}
+
+TEST(ModelCheckpointLightning, AnotherRunsLastCheckpointIsKept) {
+  const auto root = fresh_dir("mcl_last_versioned");
+  {
+    std::ofstream other(root + "/last.ckpt");
+    other << "another run's";
+  }
+  Calls calls;
+  ScheduledLoss module(calls, {1.0, 1.0});
+  auto mc = std::make_shared<ModelCheckpoint>(
+      ModelCheckpointOptions{.dirpath = root, .save_last = true});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
+  t.fit(module);
+  EXPECT_EQ(files_in(root),
+            (std::vector<std::string>{"epoch=1-step=4.ckpt", "last-v1.ckpt", "last.ckpt"}));
+  EXPECT_EQ(fs::file_size(root + "/last.ckpt"), std::string("another run's").size());
+  EXPECT_EQ(global_step_in(root + "/last-v1.ckpt"), 4);
+  EXPECT_EQ(mc->last_model_path(), root + "/last-v1.ckpt");
+  // Without the version counter, last.ckpt is overwritten, as Lightning.
+  auto unversioned = std::make_shared<ModelCheckpoint>(ModelCheckpointOptions{
+      .dirpath = root, .save_last = true, .save_top_k = 0, .enable_version_counter = false});
+  Trainer again(without_logger({.callbacks = {unversioned}, .max_epochs = 1}));
+  again.fit(module);
+  EXPECT_EQ(global_step_in(root + "/last.ckpt"), 2);
 }
 
 TEST(ModelCheckpointLightning, FilenameValuesAreFormattedAsPythonFloats) {

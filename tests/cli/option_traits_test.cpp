@@ -92,6 +92,17 @@ TEST(OptionTraits, DevicesKeepLightningsForms) {
   EXPECT_EQ(OptionTraits<Devices>::render(Devices(3)), "3");
 }
 
+TEST(OptionTraits, SaveLastIsBoolOrLink) {
+  EXPECT_EQ(parse<SaveLast>("true"), SaveLast(true));
+  EXPECT_EQ(parse<SaveLast>("false"), SaveLast(false));
+  EXPECT_EQ(parse<SaveLast>("link"), SaveLast::link());
+  EXPECT_EQ(OptionTraits<SaveLast>::parse(std::nullopt), SaveLast(false));  // Lightning's None
+  EXPECT_THROW(parse<SaveLast>("symlink"), OptionParseError);
+  EXPECT_EQ(OptionTraits<SaveLast>::render(SaveLast::link()), "link");
+  EXPECT_EQ(OptionTraits<SaveLast>::render(SaveLast(true)), "true");
+  EXPECT_EQ(OptionTraits<SaveLast>::render(SaveLast(false)), "false");
+}
+
 TEST(OptionTraits, FastDevRunIsBoolOrCount) {
   EXPECT_EQ(parse<FastDevRun>("true").batches, 1);
   EXPECT_EQ(parse<FastDevRun>("false").batches, 0);
