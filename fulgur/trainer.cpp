@@ -290,25 +290,7 @@ void Trainer::configure_optimizers() {
         "Automatic gradient clipping is not supported for manual optimization. Remove "
         "gradient_clip_val from the Trainer or call clip_gradients() in training_step");
   }
-  for (const auto& sc : config.schedulers) {
-    if (!sc.scheduler) throw MisconfigurationError("a scheduler config has no scheduler");
-    if (sc.interval != "step" && sc.interval != "epoch") {
-      throw MisconfigurationError(fmt::format(
-          "The \"interval\" of a scheduler config must be \"step\" or \"epoch\", not \"{}\"",
-          sc.interval));
-    }
-    if (sc.frequency < 1) {
-      throw MisconfigurationError(
-          fmt::format("The \"frequency\" of a scheduler config must be >= 1, not {}", sc.frequency));
-    }
-    if (sc.scheduler->needs_metric() && sc.monitor.empty()) {
-      throw MisconfigurationError(fmt::format(
-          "The scheduler config of {} must include a monitor, e.g. {{.scheduler = s, .monitor = "
-          "\"val_loss\"}}",
-          sc.scheduler->name()));
-    }
-  }
-  *lr_scheduler_configs_ = config.schedulers;
+  *lr_scheduler_configs_ = checked_scheduler_configs(config, module.automatic_optimization());
 
   const auto clip_algorithm = options_.gradient_clip_algorithm
                                   ? std::optional(parse_grad_clip_algorithm(*options_.gradient_clip_algorithm))

@@ -76,12 +76,7 @@ void LearningRateMonitor::on_train_start(Trainer& trainer, Module&) {
     std::string base = configured_name.empty() ? "lr-" + cls : configured_name;
     const auto seen = seen_classes.find(cls);
     if (seen != seen_classes.end() && seen->second > 1) base += fmt::format("-{}", seen->second - 1);
-    Tracked tracked{&optimizer, interval, {}};
-    const size_t groups = optimizer.param_groups().size();
-    for (size_t i = 0; i < groups; ++i) {
-      tracked.names.push_back(groups > 1 ? fmt::format("{}/pg{}", base, i + 1) : base);
-    }
-    tracked_.push_back(std::move(tracked));
+    tracked_.push_back(Tracked{&optimizer, interval, std::move(base)});
   };
   std::vector<const torch::optim::Optimizer*> scheduled;
   for (const auto& config : trainer.lr_scheduler_configs()) {
@@ -103,10 +98,18 @@ void LearningRateMonitor::on_train_start(Trainer& trainer, Module&) {
   }
 }
 
+std::vector<std::string> LearningRateMonitor::Tracked::names() const {
+  const size_t groups = optimizer->param_groups().size();
+  if (groups == 1) return {base};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < groups; ++i) out.push_back(fmt::format("{}/pg{}", base, i + 1));
+  return out;
+}
+
 std::vector<std::string> LearningRateMonitor::names() const {
   std::vector<std::string> out;
   for (const auto& t : tracked_) {
-    for (const auto& name : t.names) {
+    for (const auto& name : t.names()) {
       out.push_back(name);
       if (options_.log_momentum) out.push_back(name + "-momentum");
       if (options_.log_weight_decay) out.push_back(name + "-weight_decay");
@@ -132,9 +135,10 @@ void LearningRateMonitor::write(Trainer& trainer, const std::string& moment) {
     // Optimizers without a scheduler are written at every moment, as in Lightning.
     if (moment != "any" && !t.interval.empty() && t.interval != moment) continue;
     auto& groups = t.optimizer->param_groups();
+    const auto names = t.names();
     for (size_t i = 0; i < groups.size(); ++i) {
       const auto& options = groups[i].options();
-      const auto& name = t.names[i];
+      const auto& name = names[i];
       stats[name] = options.get_lr();
       if (options_.log_momentum) stats[name + "-momentum"] = momentum_of(options).value_or(0.0);
       if (options_.log_weight_decay) {

@@ -38,11 +38,14 @@ class LearningRateMonitor : public Callback {
   std::vector<std::string> names() const;
 
  private:
-  // One optimizer's param groups and the names they are written under.
+  // One optimizer, written under `base` ("lr-SGD"), or "<base>/pgN" per group when it has several.
+  // The names follow the groups it has at each write, as Lightning's: a group added during the
+  // fit (unfreezing a backbone) turns "lr-SGD" into "lr-SGD/pg1" and "lr-SGD/pg2".
   struct Tracked {
     torch::optim::Optimizer* optimizer;
     std::string interval;  // the scheduler's "step" or "epoch"; "" for no scheduler
-    std::vector<std::string> names;
+    std::string base;
+    std::vector<std::string> names() const;
   };
   void write(Trainer& trainer, const std::string& moment);
 

@@ -62,8 +62,8 @@ void FitLoop::resume_at(const ResumePoint& point,
   resume_ = PendingResume{point, std::move(rng_states), std::move(source)};
 }
 
-void FitLoop::apply_resume() {
-  if (!resume_) return;
+bool FitLoop::apply_resume() {
+  if (!resume_) return false;
   const auto resume = std::move(*resume_);
   resume_.reset();
   const int64_t batches = trainer_.num_training_batches();
@@ -79,6 +79,7 @@ void FitLoop::apply_resume() {
     epoch_loop.continue_epoch_on_next_run();
   }
   if (resume.rng_states) restore_rng_states(*resume.rng_states, resume.source);
+  return resume.point.batch > 0;
 }
 
 void FitLoop::run_epoch() {
@@ -88,7 +89,7 @@ void FitLoop::run_epoch() {
   t.reload_dataloaders_if_due();
   loader_->set_epoch(t.current_epoch());
   epoch_loop.resume_point = {t.current_epoch(), 0, epoch_loop.batches_that_stepped};
-  apply_resume();
+  const bool resumed_mid_epoch = apply_resume();
   FULGUR_CALL_HOOK(t, on_train_epoch_start);
   epoch_progress.increment_started();
 
@@ -110,8 +111,9 @@ void FitLoop::run_epoch() {
     if (cb.runs_after_module_on_train_epoch_end()) cb.on_train_epoch_end(t, *t.module());
   });
   // As Lightning: only an epoch that ran all its batches steps the schedulers that monitor a
-  // metric (one cut short by max_steps or a stop did not see the epoch the metric describes).
-  if (epoch_loop.num_ready_batches_reached()) {
+  // metric (one cut short by max_steps or a stop did not see the epoch the metric describes),
+  // and not an epoch a checkpoint resumed into: the metrics of its first part are not saved.
+  if (epoch_loop.num_ready_batches_reached() && !resumed_mid_epoch) {
     epoch_loop.update_lr_schedulers("epoch", /*plateau=*/true);
   }
   // Epoch values are logged at the step of the epoch's last batch.

@@ -50,8 +50,8 @@ class FitLoop {
     std::string source;
   };
   std::optional<PendingResume> resume_;
-  // Positions the loader and the counters at resume_ (once).
-  void apply_resume();
+  // Positions the loader and the counters at resume_ (once); true when that continues an epoch.
+  bool apply_resume();
 };
 
 }  // namespace fulgur

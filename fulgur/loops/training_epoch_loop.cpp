@@ -1,6 +1,7 @@
 #include "fulgur/loops/training_epoch_loop.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fulgur/connectors/signal_connector.h"
 #include "fulgur/data/data_loader.h"
@@ -8,6 +9,7 @@
 #include "fulgur/loops/automatic_optimization.h"
 #include "fulgur/loops/hooks.h"
 #include "fulgur/strategies/strategy.h"
+#include "fulgur/warnings.h"
 
 namespace fulgur {
 
@@ -56,18 +58,25 @@ void TrainingEpochLoop::update_lr_schedulers(const std::string& interval, bool p
     if (config.scheduler->needs_metric() != plateau || config.interval != interval) continue;
     const int64_t current = (interval == "step" ? batch_idx() : t.current_epoch()) + 1;
     if (current % config.frequency != 0) continue;
+    // As Lightning: only a scheduler that monitors a metric gets one (a monitor set on another
+    // is ignored).
     std::optional<double> metric;
-    if (!config.monitor.empty()) {
+    if (plateau) {
       const auto& metrics = t.callback_metrics();
       auto found = metrics.find(config.monitor);
       if (found == metrics.end()) {
-        if (!config.strict) continue;
-        std::string keys;
-        for (const auto& [k, _] : metrics) keys += (keys.empty() ? "" : ", ") + k;
+        if (!config.strict) {
+          warn(fmt::format("{} conditioned on metric {} which is not available but strict is set "
+                           "to false. Skipping learning rate update.",
+                           config.scheduler->name(), config.monitor));
+          continue;
+        }
+        std::vector<std::string> keys;
+        for (const auto& [k, _] : metrics) keys.push_back("'" + k + "'");
         throw MisconfigurationError(fmt::format(
-            "{} is conditioned on metric \"{}\" which is not available. Available metrics are: "
-            "[{}]. Set the scheduler config's monitor to one of them, or strict=false",
-            config.scheduler->name(), config.monitor, keys));
+            "{} conditioned on metric {} which is not available. Available metrics are: [{}]. "
+            "Condition can be set using `monitor` in the scheduler config",
+            config.scheduler->name(), config.monitor, fmt::join(keys, ", ")));
       }
       metric = found->second;
     }
@@ -111,8 +120,12 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     const bool go_on = hooks::module(
         t, "on_train_batch_start", [&](Module& m) { return m.on_train_batch_start(batch, idx); });
     if (!go_on) {
-      // Lightning's -1: the rest of this epoch is skipped.
+      // Lightning's -1: the rest of this epoch is skipped; this batch counts as its last, so
+      // the schedulers step as after an epoch's last batch.
+      batch_progress.is_last_batch = true;
       batch_progress.increment_processed();
+      update_lr_schedulers("step", /*plateau=*/false);
+      update_lr_schedulers("epoch", /*plateau=*/false);
       break;
     }
     batch_progress.increment_started();

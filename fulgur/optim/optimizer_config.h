@@ -33,4 +33,11 @@ struct OptimizerConfig {
   std::vector<SchedulerConfig> schedulers;
 };
 
+// The scheduler configs the Trainer runs, checked as Lightning does: under automatic
+// optimization interval, frequency and a monitor for schedulers that need a metric; under manual
+// optimization (the Module steps its schedulers) monitor and strict are dropped with a warning.
+// Every scheduler must belong to one of `config.optimizers`. Raises MisconfigurationError.
+std::vector<SchedulerConfig> checked_scheduler_configs(const OptimizerConfig& config,
+                                                       bool automatic_optimization);
+
 }  // namespace fulgur

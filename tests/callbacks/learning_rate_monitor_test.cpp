@@ -151,5 +151,33 @@ TEST(LearningRateMonitor, Errors) {
   }
 }
 
+// An optimizer that gains a param group during the fit (a backbone unfrozen after epoch 0).
+class GainsAGroup : public RecordingModule {
+ public:
+  explicit GainsAGroup(Calls& calls) : RecordingModule(calls, 8, 0) { with_scheduler = false; }
+  OptimizerConfig configure_optimizers() override {
+    sgd_ = std::make_shared<torch::optim::SGD>(
+        std::vector<torch::Tensor>{named_parameters()["layer.weight"]}, torch::optim::SGDOptions(0.1));
+    return sgd_;
+  }
+  void on_train_epoch_end() override {
+    if (current_epoch() != 0) return;
+    sgd_->add_param_group(torch::optim::OptimizerParamGroup(
+        {named_parameters()["layer.bias"]}, std::make_unique<torch::optim::SGDOptions>(0.2)));
+  }
+
+ private:
+  std::shared_ptr<torch::optim::SGD> sgd_;
+};
+
+TEST(LearningRateMonitor, AParamGroupAddedDuringTheFitGetsItsOwnName) {
+  Calls calls;
+  GainsAGroup module(calls);
+  const auto fitted = fit(module, {.logging_interval = "epoch"}, 2);
+  EXPECT_EQ(fitted.rows, (std::vector<Row>{{0, {{"lr-SGD", 0.1}}},
+                                           {4, {{"lr-SGD/pg1", 0.1}, {"lr-SGD/pg2", 0.2}}}}));
+  EXPECT_EQ(fitted.names, (std::vector<std::string>{"lr-SGD/pg1", "lr-SGD/pg2"}));
+}
+
 }  // namespace
 }  // namespace fulgur::testing

@@ -398,44 +398,5 @@ TEST(LoopArithmetic, AFractionalValCheckIntervalNeedsCheckValEveryNEpoch) {
   EXPECT_NO_THROW(Trainer(quiet({.check_val_every_n_epoch = std::nullopt})));
 }
 
-// Counts its steps; needs a metric, as ReduceLROnPlateau.
-class CountingPlateau : public LRScheduler {
- public:
-  CountingPlateau(torch::optim::Optimizer& optimizer, int64_t& steps)
-      : LRScheduler(optimizer), steps_(steps) {}
-  std::string name() const override { return "CountingPlateau"; }
-  bool needs_metric() const override { return true; }
-
- protected:
-  std::vector<double> compute_lrs(std::optional<double>) override {
-    ++steps_;
-    return base_lrs_;
-  }
-
- private:
-  int64_t& steps_;
-};
-
-TEST(LoopArithmetic, PlateauSchedulersStepOnlyAfterAnEpochRanAllItsBatches) {
-  // As Lightning's _num_ready_batches_reached(): an epoch cut short by max_steps does not step
-  // an epoch-interval scheduler that monitors a metric.
-  struct PlateauModule : RecordingModule {
-    using RecordingModule::RecordingModule;
-    int64_t plateau_steps = 0;
-    OptimizerConfig configure_optimizers() override {
-      auto opt = std::make_shared<torch::optim::SGD>(parameters(), torch::optim::SGDOptions(0.01));
-      return OptimizerConfig(
-          {opt}, {SchedulerConfig{.scheduler = std::make_shared<CountingPlateau>(*opt, plateau_steps),
-                                  .monitor = "val_loss"}});
-    }
-  };
-  Recorded run;
-  Trainer trainer(quiet({.max_steps = 15}));
-  PlateauModule module(run.calls, 20, 8);
-  trainer.fit(module);
-  EXPECT_EQ(trainer.global_step(), 15);  // epoch 0 whole, epoch 1 cut after 5 of 10 batches
-  EXPECT_EQ(module.plateau_steps, 1);
-}
-
 }  // namespace
 }  // namespace fulgur::testing
