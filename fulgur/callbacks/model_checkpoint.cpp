@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <typeinfo>
 #include <utility>
 
 #include <unistd.h>
 
+#include <c10/util/Type.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -278,6 +280,26 @@ void ModelCheckpoint::on_train_end(Trainer& trainer, Module&) {
   trainer.strategy().barrier("ModelCheckpoint.save");
 }
 
+void ModelCheckpoint::on_exception(Trainer& trainer, Module&, const std::exception& error) {
+  // Only fit has training state worth resuming (as OnExceptionCheckpoint). Only this rank may
+  // have failed: nothing here waits for the others.
+  if (!options_.save_on_exception || trainer.fn() != TrainerFn::Fitting ||
+      trainer.options().fast_dev_run.batches > 0 || trainer.sanity_checking() ||
+      last_global_step_saved_ == trainer.global_step()) {
+    return;
+  }
+  auto metrics = trainer.callback_metrics();
+  metrics["epoch"] = static_cast<double>(trainer.current_epoch());
+  metrics["step"] = static_cast<double>(trainer.global_step());
+  const auto path = (fs::path(dirpath_) / (format_checkpoint_name(metrics) + kExtension)).string();
+  write(trainer, path);
+  if (options_.save_last) save_last_at(trainer, last_path());
+  if (trainer.is_global_zero()) {
+    fmt::print("An {} was raised with message: {}, saved checkpoint to {}\n",
+               c10::demangle(typeid(error).name()), error.what(), path);
+  }
+}
+
 void ModelCheckpoint::save(Trainer& trainer, bool top_k, Last last) {
   if (!top_k && !options_.save_last) return;
   if (top_k) {
@@ -349,7 +371,13 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
   if (std::isnan(current)) current = options_.mode == "min" ? INFINITY : -INFINITY;
   const bool full = options_.save_top_k != -1 &&
                     static_cast<int>(best_k_models_.size()) >= options_.save_top_k;
-  if (full && !better(current, best_k_models_.at(kth_best_model_path_))) return;
+  if (full && !better(current, best_k_models_.at(kth_best_model_path_))) {
+    if (options_.verbose && trainer.is_global_zero()) {
+      fmt::print("Epoch {}, global step {}: '{}' was not in top {}\n", trainer.current_epoch(),
+                 trainer.global_step(), options_.monitor, options_.save_top_k);
+    }
+    return;
+  }
 
   const std::string replaced = full ? kth_best_model_path_ : std::string();
   const auto path = rank_zero_path(trainer, unused_path(metrics, replaced));
@@ -373,6 +401,13 @@ void ModelCheckpoint::save_top_k(Trainer& trainer, const std::map<std::string, d
   }
   best_model_path_ = best;
   best_model_score_ = best_k_models_.at(best_model_path_);
+  if (options_.verbose && trainer.is_global_zero()) {
+    fmt::print("Epoch {}, global step {}: '{}' reached {:.5f} (best {:.5f}), saving model to "
+               "'{}' as top {}\n",
+               trainer.current_epoch(), trainer.global_step(), options_.monitor, current,
+               *best_model_score_, path,
+               options_.save_top_k == -1 ? best_k_models_.size() : size_t(options_.save_top_k));
+  }
   write(trainer, path);
   if (!replaced.empty() && replaced != path && should_remove(trainer, replaced)) {
     trainer.strategy().remove_checkpoint(replaced);
@@ -394,6 +429,10 @@ bool ModelCheckpoint::should_remove(Trainer& trainer, const std::string& previou
 
 void ModelCheckpoint::save_last(Trainer& trainer) {
   if (!options_.save_last) return;
+  save_last_at(trainer, rank_zero_path(trainer, last_path()));
+}
+
+std::string ModelCheckpoint::last_path() const {
   const auto named = [&](int version) {
     const auto suffix = version > 0 ? fmt::format("-v{}", version) : std::string();
     return (fs::path(dirpath_) / (kLastName + suffix + kExtension)).string();
@@ -404,7 +443,10 @@ void ModelCheckpoint::save_last(Trainer& trainer) {
        ++v) {
     path = named(v);
   }
-  path = rank_zero_path(trainer, path);
+  return path;
+}
+
+void ModelCheckpoint::save_last_at(Trainer& trainer, const std::string& path) {
   // Set before saving: it is part of the state the checkpoint holds.
   const std::string previous = std::exchange(last_model_path_, path);
   if (options_.save_last.is_link() && !last_checkpoint_saved_.empty() &&

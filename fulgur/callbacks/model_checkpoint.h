@@ -24,11 +24,15 @@ struct ModelCheckpointOptions {
   std::string filename;  // "" = "{epoch}-{step}"
   std::string monitor;   // "" = none: keep the latest
   std::string mode = "min";
+  bool verbose = false;  // a line per monitored save or miss, as Lightning's
   // As Lightning 2.6: last.ckpt follows each step a checkpoint is saved at (true), or links to
   // the newest checkpoint at every save (link); a fit that saved nothing writes it at its end.
   // An existing last.ckpt this callback did not write is kept: the new one is last-v1.ckpt.
   SaveLast save_last;
   int save_top_k = 1;  // -1 all, 0 none
+  // When fit fails with an exception: a checkpoint named by `filename` (and last), unless this
+  // step is saved already.
+  bool save_on_exception = false;
   bool save_weights_only = false;
   bool auto_insert_metric_name = true;
   std::optional<int64_t> every_n_train_steps;
@@ -56,6 +60,7 @@ class ModelCheckpoint : public Callback {
   void on_train_epoch_end(Trainer& trainer, Module& module) override;
   void on_validation_end(Trainer& trainer, Module& module) override;
   void on_train_end(Trainer& trainer, Module& module) override;
+  void on_exception(Trainer& trainer, Module& module, const std::exception& error) override;
   c10::IValue state_dict() override;
   void load_state_dict(const c10::IValue& state) override;
 
@@ -77,7 +82,11 @@ class ModelCheckpoint : public Callback {
   enum class Last { kAlways, kAfterASave };
   void save(Trainer& trainer, bool top_k, Last last);
   void save_top_k(Trainer& trainer, const std::map<std::string, double>& metrics);
+  // Saves last under the name rank 0 chose (every rank must take part).
   void save_last(Trainer& trainer);
+  // The name last goes under on this rank.
+  std::string last_path() const;
+  void save_last_at(Trainer& trainer, const std::string& path);
   void write(Trainer& trainer, const std::string& path);
   std::string unused_path(const std::map<std::string, double>& metrics,
                           const std::string& replaceable) const;

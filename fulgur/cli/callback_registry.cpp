@@ -86,9 +86,11 @@ void bind_model_checkpoint(OptionSchema& a, ModelCheckpointOptions& o) {
   a.add("filename", o.filename, "file name template (\"\": {epoch}-{step})");
   a.add("monitor", o.monitor, "metric that ranks checkpoints (\"\": keep the latest)");
   a.add("mode", o.mode, "min or max: which direction is better");
+  a.add("verbose", o.verbose, "print a line per monitored save or miss");
   a.add("save_last", o.save_last,
         "also keep last.ckpt (link: a symbolic link to the newest checkpoint)");
   a.add("save_top_k", o.save_top_k, "how many best checkpoints to keep (-1: all, 0: none)");
+  a.add("save_on_exception", o.save_on_exception, "save when fit fails with an exception");
   a.add("save_weights_only", o.save_weights_only, "save only the weights");
   a.add("auto_insert_metric_name", o.auto_insert_metric_name,
         "write {val_loss} as val_loss=0.12 in file names");

@@ -273,6 +273,55 @@ TEST(ModelCheckpointLightning, AnotherRunsLastCheckpointIsKept) {
   EXPECT_EQ(global_step_in(root + "/last.ckpt"), 2);
 }
 
+TEST(ModelCheckpointLightning, VerbosePrintsEachMonitoredSaveOrMiss) {
+  const auto root = fresh_dir("mcl_verbose");
+  Calls calls;
+  ScheduledLoss module(calls, {0.5, 0.9});
+  auto mc = std::make_shared<ModelCheckpoint>(
+      ModelCheckpointOptions{.dirpath = root, .monitor = "val_loss", .verbose = true});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
+  ::testing::internal::CaptureStdout();
+  t.fit(module);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out, "Epoch 0, global step 2: 'val_loss' reached 0.50000 (best 0.50000), saving model "
+                 "to '" + root + "/epoch=0-step=2.ckpt' as top 1\n"
+                 "Epoch 1, global step 4: 'val_loss' was not in top 1\n");
+}
+
+TEST(ModelCheckpointLightning, SaveOnExceptionKeepsTheStepFitFailedAt) {
+  const auto root = fresh_dir("mcl_on_exception");
+  Calls calls;
+  struct FailsAtStep3 : ScheduledLoss {
+    using ScheduledLoss::ScheduledLoss;
+    torch::Tensor training_step(Batch& batch, int64_t batch_idx) override {
+      if (global_step() == 3) throw std::runtime_error("boom");
+      return ScheduledLoss::training_step(batch, batch_idx);
+    }
+  };
+  FailsAtStep3 module(calls, {1.0, 1.0});
+  auto mc = std::make_shared<ModelCheckpoint>(
+      ModelCheckpointOptions{.dirpath = root, .save_last = true, .save_on_exception = true});
+  Trainer t(without_logger({.callbacks = {mc}, .max_epochs = 2}));
+  ::testing::internal::CaptureStdout();
+  EXPECT_THROW(t.fit(module), std::runtime_error);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("An std::runtime_error was raised with message: boom, saved checkpoint to " +
+                     root + "/epoch=1-step=3.ckpt"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(files_in(root), (std::vector<std::string>{"epoch=0-step=2.ckpt", "epoch=1-step=3.ckpt",
+                                                      "last.ckpt"}));
+  EXPECT_EQ(global_step_in(root + "/last.ckpt"), 3);
+  // Off by default.
+  const auto off = fresh_dir("mcl_on_exception_off");
+  FailsAtStep3 again(calls, {1.0, 1.0});
+  Trainer t2(without_logger({.callbacks = {std::make_shared<ModelCheckpoint>(
+                                 ModelCheckpointOptions{.dirpath = off})},
+                             .max_epochs = 2}));
+  EXPECT_THROW(t2.fit(again), std::runtime_error);
+  EXPECT_EQ(files_in(off), std::vector<std::string>{"epoch=0-step=2.ckpt"});
+}
+
 TEST(ModelCheckpointLightning, FilenameValuesAreFormattedAsPythonFloats) {
   ModelCheckpoint mc({.filename = "{epoch}-{val_loss}-{missing:d}"});
   EXPECT_EQ(mc.format_checkpoint_name({{"epoch", 2}, {"val_loss", 1.0}}),
