@@ -6,6 +6,7 @@
 #include "fulgur/accelerators/cpu_accelerator.h"
 #include "fulgur/accelerators/cuda_accelerator.h"
 #include "fulgur/accelerators/host_allocator.h"
+#include "fulgur/callbacks/base_prediction_writer.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/callback.h"
 #include "fulgur/callbacks/device_stats_monitor.h"

@@ -14,8 +14,8 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
   Strategy& strategy = t.strategy();
   c10::InferenceMode inference;
   batch_progress.reset_current();
-  std::vector<torch::Tensor> predictions;
-  predictions.reserve(static_cast<size_t>(max_batches));
+  predictions_.clear();
+  predictions_.reserve(static_cast<size_t>(max_batches));
 
   module.capture_modes();
   hooks::module(t, "on_predict_model_eval", [](Module& m) { m.on_predict_model_eval(); });
@@ -33,7 +33,8 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
         t, "predict_step", [&](Module& m) { return strategy.predict_step(m, batch, batch_idx); });
     batch_progress.increment_processed();
     FULGUR_CALL_HOOK(t, on_predict_batch_end, output, batch, batch_idx);
-    predictions.push_back(std::move(output));
+    // On the host, as Lightning's: a large predict set does not pile up in device memory.
+    predictions_.push_back(output.defined() ? output.to(torch::kCPU) : output);
     batch_progress.increment_completed();
     if (++batch_idx >= max_batches) break;
     ++it;
@@ -41,7 +42,12 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
   FULGUR_CALL_HOOK(t, on_predict_epoch_end);
   FULGUR_CALL_HOOK(t, on_predict_end);
   module.restore_modes();  // Lightning has no on_predict_model_train hook
-  return predictions;
+  return std::move(predictions_);
+}
+
+std::vector<int64_t> PredictionLoop::current_batch_indices() const {
+  if (!loader_ || batch_progress.current.ready == 0) return {};
+  return loader_->batch_indices(batch_progress.current.ready - 1);
 }
 
 }  // namespace fulgur
