@@ -1,5 +1,6 @@
 #include "fulgur/trainer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -8,8 +9,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "fulgur/callbacks/batch_size_finder.h"
+#include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
+#include "fulgur/callbacks/on_exception_checkpoint.h"
 #include "fulgur/callbacks/progress_bar.h"
 #include "fulgur/callbacks/timer.h"
 #include "fulgur/connectors/accelerator_connector.h"
@@ -19,6 +23,7 @@
 #include "fulgur/connectors/signal_connector.h"
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/data_module.h"
+#include "fulgur/environments/slurm_environment.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/directory_listing.h"
 #include "fulgur/launchers/error_file.h"
@@ -192,13 +197,21 @@ void Trainer::setup_loggers() {
 
 void Trainer::setup_callbacks() {
   // Callbacks from configure_callbacks replace trainer callbacks of the same kind.
-  auto extra = hooks::module(*this, "configure_callbacks",
-                             [](Module& m) { return m.configure_callbacks(); });
+  std::vector<std::shared_ptr<Callback>> extra;
+  if (module_callbacks_) {
+    extra = hooks::module(*this, "configure_callbacks",
+                          [](Module& m) { return m.configure_callbacks(); });
+  }
   for (const auto& cb : extra) {
     std::erase_if(callbacks_, [&](const auto& existing) { return existing->name() == cb->name(); });
     callbacks_.push_back(cb);
   }
-  // Checkpointing runs last so it sees everything the others changed.
+  // As Lightning: the tuning callbacks run first, so every other callback's on_fit_start sees
+  // what they found; checkpointing runs last, so it sees everything the others changed.
+  std::stable_partition(callbacks_.begin(), callbacks_.end(), [](const auto& cb) {
+    return dynamic_cast<const BatchSizeFinder*>(cb.get()) != nullptr ||
+           dynamic_cast<const LearningRateFinder*>(cb.get()) != nullptr;
+  });
   std::stable_partition(callbacks_.begin(), callbacks_.end(),
                         [](const auto& cb) { return !cb->is_checkpointing(); });
 }
@@ -465,7 +478,26 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     ~RestoreHandlers() { signals.restore_handlers(); }
   } restore_handlers{*signal_connector_};
   configure_optimizers();
-  ckpt_path_ = ckpt_path ? resolve_ckpt_path(*ckpt_path) : std::nullopt;
+  std::optional<std::string> requested = ckpt_path;
+  const bool on_exception_checkpoint =
+      std::any_of(callbacks_.begin(), callbacks_.end(), [](const auto& cb) {
+        return dynamic_cast<const OnExceptionCheckpoint*>(cb.get()) != nullptr;
+      });
+  if (!requested && SLURMEnvironment::detect() &&
+      !SignalConnector::hpc_resume_path(default_root_dir()).empty()) {
+    // As Lightning: a SLURM job requeued after its signal save resumes from it.
+    requested = "hpc";
+  }
+  if (!requested && on_exception_checkpoint) {
+    // As Lightning: a fit rerun after a crash resumes where the crash left it.
+    if (is_global_zero()) {
+      warn("fit() was called without ckpt_path and an OnExceptionCheckpoint is configured: it "
+           "resumes from the last checkpoint (ckpt_path=\"last\"), if there is one. Pass "
+           "ckpt_path to choose, which also silences this warning");
+    }
+    requested = "last";
+  }
+  ckpt_path_ = requested ? resolve_ckpt_path(*requested) : std::nullopt;
   if (ckpt_path_) checkpoint_connector_->restore_training(*ckpt_path_);
   if (is_global_zero()) {
     const HParams hparams = merge_hparams(module_->hparams(), datamodule_);
@@ -564,35 +596,63 @@ std::vector<torch::Tensor> Trainer::predict(Module& module, std::shared_ptr<Data
 
 namespace {
 
-// The newest regular file in `dir` whose name passes `wanted`; "" when there is none.
-std::string newest_file(const fs::path& dir, const std::function<bool(const std::string&)>& wanted) {
-  if (dir.empty()) return "";
-  const DirectoryEntry* newest = nullptr;
-  const auto entries = list_directory(dir.string());
-  for (const auto& entry : entries) {
-    if (!entry.is_regular_file || !entry.name.ends_with(ModelCheckpoint::kExtension) ||
-        !wanted(entry.name)) {
-      continue;
+// A checkpoint file in `dir` (links followed) whose name passes `wanted`.
+struct Candidate {
+  std::string path;
+  int64_t modified_ns = 0;
+};
+void add_candidates(const fs::path& dir, const std::function<bool(const std::string&)>& wanted,
+                    std::vector<Candidate>& out) {
+  if (dir.empty()) return;
+  for (const auto& entry : list_directory(dir.string())) {
+    if (entry.is_regular_file && entry.name.ends_with(ModelCheckpoint::kExtension) &&
+        wanted(entry.name)) {
+      out.push_back({(dir / entry.name).string(), entry.modified_ns});
     }
-    if (newest == nullptr || entry.modified_ns > newest->modified_ns) newest = &entry;
   }
-  return newest == nullptr ? std::string() : (dir / newest->name).string();
+}
+
+// `path` itself, when it is a checkpoint file.
+void add_file(const std::string& path, std::vector<Candidate>& out) {
+  const fs::path file(path);
+  add_candidates(file.parent_path(), [&](const std::string& name) {
+    return name == file.filename().string();
+  }, out);
+}
+
+// The newest of `candidates`; "" when there is none.
+std::string newest(const std::vector<Candidate>& candidates) {
+  const Candidate* newest = nullptr;
+  for (const auto& c : candidates) {
+    if (newest == nullptr || c.modified_ns > newest->modified_ns) newest = &c;
+  }
+  return newest == nullptr ? std::string() : newest->path;
 }
 
 }  // namespace
 
 std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_path) const {
-  const ModelCheckpoint* mc = checkpoint_callback();
-  const std::string hpc = newest_file(default_root_dir(), [](const std::string& name) {
-    return name.starts_with(kHpcCheckpointPrefix);
-  });
+  std::vector<const ModelCheckpoint*> model_checkpoints;
+  std::vector<const OnExceptionCheckpoint*> exception_checkpoints;
+  for (const auto& cb : callbacks_) {
+    if (auto* mc = dynamic_cast<const ModelCheckpoint*>(cb.get())) model_checkpoints.push_back(mc);
+    if (auto* oe = dynamic_cast<const OnExceptionCheckpoint*>(cb.get())) {
+      exception_checkpoints.push_back(oe);
+    }
+  }
+  // As Lightning: the hpc checkpoint with the largest number.
+  const std::string hpc = SignalConnector::hpc_resume_path(default_root_dir());
   if (ckpt_path == "best") {
-    if (mc == nullptr || mc->best_model_path().empty()) {
+    if (model_checkpoints.empty() || model_checkpoints.front()->best_model_path().empty()) {
       throw ConfigError(
           "ckpt_path=\"best\" but no checkpoint was saved by a ModelCheckpoint in this process; "
           "run fit first or pass the path of a .ckpt file");
     }
-    return mc->best_model_path();
+    if (model_checkpoints.size() > 1 && is_global_zero()) {
+      warn("ckpt_path=\"best\" with several ModelCheckpoint callbacks: the first one's best "
+           "checkpoint is used");
+    }
+    return model_checkpoints.front()->best_model_path();
   }
   if (ckpt_path == "hpc") {
     if (hpc.empty()) {
@@ -602,21 +662,27 @@ std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_pa
     return hpc;
   }
   if (ckpt_path != "last") return ckpt_path;
-  // Lightning: the newest file named like ModelCheckpoint's last checkpoint, or a checkpoint
-  // written on a signal.
-  std::string last = mc == nullptr ? std::string() : newest_file(mc->dirpath(), [](const std::string& name) {
-    return name.find(ModelCheckpoint::kLastName) != std::string::npos;
-  });
-  if (!hpc.empty() && (last.empty() || fs::last_write_time(hpc) > fs::last_write_time(last))) last = hpc;
+  // As Lightning: the newest of every ModelCheckpoint's last checkpoints (last.ckpt,
+  // last-v1.ckpt, ...) and the OnExceptionCheckpoints' files; and a checkpoint written on a
+  // signal (hpc_ckpt_N.ckpt).
+  std::vector<Candidate> last;
+  if (!hpc.empty()) add_file(hpc, last);
+  for (const auto* mc : model_checkpoints) {
+    add_candidates(mc->dirpath(), [](const std::string& name) {
+      return name.starts_with(ModelCheckpoint::kLastName);
+    }, last);
+  }
+  for (const auto* oe : exception_checkpoints) add_file(oe->ckpt_path(), last);
   if (last.empty()) {
     if (is_global_zero()) {
       warn(fmt::format("ckpt_path=\"last\" is set, but there is no last checkpoint available in {}. "
                        "No checkpoint will be loaded. HINT: set ModelCheckpoint(save_last=true)",
-                       mc == nullptr ? default_root_dir() : mc->dirpath()));
+                       model_checkpoints.empty() ? default_root_dir()
+                                                 : model_checkpoints.front()->dirpath()));
     }
     return std::nullopt;
   }
-  return last;
+  return newest(last);
 }
 
 Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,

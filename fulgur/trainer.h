@@ -108,6 +108,10 @@ class Trainer {
   // (Lightning's trainer.ckpt_path).
   const std::optional<std::string>& ckpt_path() const { return ckpt_path_; }
   void set_should_stop(bool stop) { should_stop_ = stop; }
+  // For the Tuner's short trial fits: the Module's configure_callbacks() is not asked (those
+  // callbacks belong to the real fit, as in Lightning's search; a tuning callback among them
+  // would start the search again inside its own trial).
+  void skip_module_callbacks() { module_callbacks_ = false; }
   bool is_global_zero() const;
   int world_size() const;
   int global_rank() const;
@@ -207,6 +211,7 @@ class Trainer {
   RunningStage stage_ = RunningStage::Training;
   TrainerStatus status_ = TrainerStatus::Initializing;
   bool should_stop_ = false;
+  bool module_callbacks_ = true;
   std::optional<std::string> ckpt_path_;
   int64_t accumulate_grad_batches_ = 1;
   int64_t num_training_batches_ = 0;

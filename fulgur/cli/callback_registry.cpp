@@ -142,6 +142,8 @@ void bind_batch_size_finder(OptionSchema& a, BatchSizeFinderOptions& o) {
   a.add("init_val", o.init_val, "the first batch size tried");
   a.add("max_trials", o.max_trials, "the most sizes tried");
   a.add("batch_arg_name", o.batch_arg_name, "the hparam the data hooks read the size from");
+  a.add("margin", o.margin, "binsearch: give back this fraction of the size found");
+  a.add("max_val", o.max_val, "the largest batch size tried");
 }
 
 void bind_model_summary(OptionSchema& a, ModelSummaryArgs& o) {

@@ -19,6 +19,7 @@
 #include "fulgur/rng_states.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
+#include "fulgur/warnings.h"
 
 namespace fulgur {
 namespace {
@@ -307,10 +308,43 @@ CheckpointDict CheckpointConnector::load_model_checkpoint(const std::string& pat
 }
 
 void CheckpointConnector::restore_model(const std::string& path) {
-  auto checkpoint = load_model_checkpoint(path);
-  Module& module = *trainer_.module();
+  const auto checkpoint = load_model_checkpoint(path);
+  restore_modules_and_callbacks(checkpoint, path);
+}
+
+void CheckpointConnector::restore_modules_and_callbacks(const CheckpointDict& checkpoint,
+                                                        const std::string& path) {
+  Trainer& t = trainer_;
+  Module& module = *t.module();
   load_module_state_dict(module, checkpoint.at("state_dict").toGenericDict(),
                          module.strict_loading(), path);
+  if (DataModule* dm = t.datamodule(); dm != nullptr && checkpoint.contains(dm->name())) {
+    dm->load_state_dict(checkpoint.at(dm->name()));
+  }
+  // A weights-only checkpoint has no callback states: no callback hears of it, as Lightning.
+  if (checkpoint.contains("callbacks")) {
+    const Dict callback_states = Walker{path}.dict(checkpoint, "callbacks");
+    hooks::callbacks(t, "on_load_checkpoint",
+                     [&](Callback& cb) { cb.on_load_checkpoint(t, module, checkpoint); });
+    std::set<std::string> unclaimed;
+    for (const auto& entry : callback_states) unclaimed.insert(entry.key().toStringRef());
+    for (const auto& cb : t.callbacks()) {
+      if (callback_states.contains(cb->state_key())) {
+        cb->load_state_dict(callback_states.at(cb->state_key()));
+        unclaimed.erase(cb->state_key());
+      }
+    }
+    if (!unclaimed.empty() && t.is_global_zero()) {
+      warn(fmt::format("Be aware that when using `ckpt_path`, callbacks used to create the "
+                       "checkpoint need to be provided during `Trainer` instantiation. Please add "
+                       "the following callbacks: [{}].",
+                       fmt::join(unclaimed, ", ")));
+    }
+  }
+  auto& precision = *t.strategy().precision();
+  if (checkpoint.contains(precision.state_key())) {
+    precision.load_state_dict(checkpoint.at(precision.state_key()));
+  }
 }
 
 void CheckpointConnector::restore_training(const std::string& path) {
@@ -351,6 +385,13 @@ void CheckpointConnector::restore_training(const std::string& path) {
     schedulers[i].scheduler->check_state_dict(state.toGenericDict(), path);
   }
   const FitLoopState loops = parse_fit_loop(checkpoint, path);
+  const int64_t restored_epoch = loops.epoch.current.completed;
+  if (const auto max_epochs = t.max_epochs();
+      max_epochs && *max_epochs != -1 && restored_epoch > *max_epochs) {
+    throw MisconfigurationError(fmt::format(
+        "You restored a checkpoint with current_epoch={}, but you have set Trainer(max_epochs={}).",
+        restored_epoch, *max_epochs));
+  }
   std::optional<Dict> rng;
   if (checkpoint.contains("rng_states")) {
     rng = w.dict(checkpoint, "rng_states");
@@ -358,23 +399,7 @@ void CheckpointConnector::restore_training(const std::string& path) {
   }
 
   // ---- restore, in Lightning's order ----
-  load_module_state_dict(module, weights, module.strict_loading(), path);
-  if (DataModule* dm = t.datamodule(); dm != nullptr && checkpoint.contains(dm->name())) {
-    dm->load_state_dict(checkpoint.at(dm->name()));
-  }
-  hooks::callbacks(t, "on_load_checkpoint",
-                   [&](Callback& cb) { cb.on_load_checkpoint(t, module, checkpoint); });
-  const Dict callback_states =
-      checkpoint.contains("callbacks") ? w.dict(checkpoint, "callbacks") : make_checkpoint_dict();
-  for (const auto& cb : t.callbacks()) {
-    if (callback_states.contains(cb->state_key())) {
-      cb->load_state_dict(callback_states.at(cb->state_key()));
-    }
-  }
-  auto& precision = *t.strategy().precision();
-  if (checkpoint.contains(precision.state_key())) {
-    precision.load_state_dict(checkpoint.at(precision.state_key()));
-  }
+  restore_modules_and_callbacks(checkpoint, path);
   auto& fit = t.fit_loop();
   fit.epoch_progress = loops.epoch;
   fit.epoch_loop.batch_progress = loops.batch;

@@ -24,9 +24,11 @@ class CheckpointConnector {
 
   explicit CheckpointConnector(Trainer& trainer) : trainer_(trainer) {}
   CheckpointDict dump(bool weights_only);
-  // Loads `path` through the Strategy and restores the Module's weights from it (strictly
-  // unless the Module's strict_loading is off). Raises CheckpointError (missing, corrupt,
-  // foreign, mismatched), before changing anything.
+  // For validate/test/predict(ckpt_path): loads `path` through the Strategy and restores what
+  // every stage restores in Lightning: the Module's weights (strictly unless the Module's
+  // strict_loading is off), the DataModule, the callbacks (on_load_checkpoint, load_state_dict)
+  // and the precision plugin. Raises CheckpointError (missing, corrupt, foreign, mismatched)
+  // before changing the weights.
   void restore_model(const std::string& path);
   // For fit(ckpt_path): after configure_optimizers, restores in Lightning's order the model,
   // the DataModule, the callbacks, the precision plugin, the loops (counters, the data loader's
@@ -46,6 +48,7 @@ class CheckpointConnector {
 
  private:
   CheckpointDict load_model_checkpoint(const std::string& path);
+  void restore_modules_and_callbacks(const CheckpointDict& checkpoint, const std::string& path);
   Trainer& trainer_;
 };
 

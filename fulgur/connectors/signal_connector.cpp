@@ -40,24 +40,41 @@ void SignalConnector::restore_handlers() {
 
 int SignalConnector::received() const { return registered_ ? received_signal : 0; }
 
-std::string SignalConnector::hpc_save_path(const std::string& dir) {
-  namespace fs = std::filesystem;
+namespace {
+
+// The largest N of the hpc_ckpt_<N>.ckpt files in `dir`; 0 when there is none.
+int64_t largest_hpc_number(const std::string& dir) {
   const std::string_view prefix = Trainer::kHpcCheckpointPrefix;
   constexpr std::string_view kSuffix = ".ckpt";
   int64_t largest = 0;
   for (const auto& entry : list_directory(dir)) {
-    // hpc_ckpt_<n>.ckpt
     std::string_view name = entry.name;
-    if (name.size() < prefix.size() + kSuffix.size() || !name.starts_with(prefix) ||
-        !name.ends_with(kSuffix)) {
+    if (!entry.is_regular_file || name.size() < prefix.size() + kSuffix.size() ||
+        !name.starts_with(prefix) || !name.ends_with(kSuffix)) {
       continue;
     }
     name = name.substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
     int64_t number = 0;
     if (parse_count(name, number)) largest = std::max(largest, number);
   }
-  return (fs::path(dir) / fmt::format("{}{}.ckpt", Trainer::kHpcCheckpointPrefix, largest + 1))
+  return largest;
+}
+
+std::string hpc_path(const std::string& dir, int64_t number) {
+  return (std::filesystem::path(dir) /
+          fmt::format("{}{}.ckpt", Trainer::kHpcCheckpointPrefix, number))
       .string();
+}
+
+}  // namespace
+
+std::string SignalConnector::hpc_save_path(const std::string& dir) {
+  return hpc_path(dir, largest_hpc_number(dir) + 1);
+}
+
+std::string SignalConnector::hpc_resume_path(const std::string& dir) {
+  const int64_t largest = largest_hpc_number(dir);
+  return largest == 0 ? std::string() : hpc_path(dir, largest);
 }
 
 std::string SignalConnector::signal_name(int signal) {

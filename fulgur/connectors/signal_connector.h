@@ -24,6 +24,9 @@ class SignalConnector {
 
   // <dir>/hpc_ckpt_<N>.ckpt with N one more than the largest already there (Lightning's naming).
   static std::string hpc_save_path(const std::string& dir);
+  // The hpc_ckpt_<N>.ckpt in `dir` with the largest N, what ckpt_path="hpc" resumes from
+  // (Lightning's _hpc_resume_path); "" when there is none.
+  static std::string hpc_resume_path(const std::string& dir);
   // "SIGTERM", "SIGUSR1", or "signal N".
   static std::string signal_name(int signal);
 

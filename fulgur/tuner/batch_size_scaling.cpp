@@ -17,11 +17,19 @@ void check_batch_size_finder_options(const BatchSizeFinderOptions& o) {
     throw ConfigError(fmt::format(
         "mode=\"{}\" is not a batch size finder mode: use \"power\" or \"binsearch\"", o.mode));
   }
-  if (o.steps_per_trial < 1 || o.init_val < 1 || o.max_trials < 1) {
+  if (o.steps_per_trial < 1 || o.init_val < 1 || o.max_trials < 1 || o.max_val < 1) {
     throw ConfigError(fmt::format(
-        "the batch size finder needs steps_per_trial, init_val and max_trials >= 1, got {}, {} "
-        "and {}",
-        o.steps_per_trial, o.init_val, o.max_trials));
+        "the batch size finder needs steps_per_trial, init_val, max_trials and max_val >= 1, got "
+        "{}, {}, {} and {}",
+        o.steps_per_trial, o.init_val, o.max_trials, o.max_val));
+  }
+  if (!(o.margin >= 0.0 && o.margin < 1.0)) {
+    throw ConfigError(
+        fmt::format("the batch size finder's margin must be in [0, 1), got {}", o.margin));
+  }
+  if (o.init_val > o.max_val) {
+    throw ConfigError(fmt::format("the batch size finder's init_val ({}) is above max_val ({})",
+                                  o.init_val, o.max_val));
   }
 }
 
@@ -53,10 +61,18 @@ class Search {
     return true;
   }
 
-  // Doubling, or the training set's size when doubling would exceed it (Lightning's cap).
+  // Doubling, or the training set's size when doubling would exceed it (Lightning's cap), or
+  // max_val.
   int64_t doubled(int64_t size) const {
-    const int64_t next = size * 2;
-    return samples_ > 0 && next > samples_ ? std::max(samples_, size) : next;
+    int64_t next = size * 2;
+    if (samples_ > 0 && next > samples_) next = std::max(samples_, size);
+    if (next >= options_.max_val && size < options_.max_val) return options_.max_val;
+    if (next > options_.max_val) {
+      std::cout << fmt::format(
+          "Reached the maximum batch size limit of {}. Stopping search.\n", options_.max_val);
+      return size;
+    }
+    return next;
   }
 
   std::optional<int64_t> largest_fit() const { return largest_fit_; }
@@ -95,14 +111,16 @@ void run_power(Search& search, const BatchSizeFinderOptions& o) {
 void run_binsearch(Search& search, const BatchSizeFinderOptions& o) {
   int64_t size = o.init_val;
   std::optional<int64_t> failed;  // the smallest size that ran out of memory
-  for (int64_t trial = 0; trial < o.max_trials; ++trial) {
+  // As Lightning: only trials that fit count towards max_trials (the bisection ends anyway).
+  for (int64_t fitted_trials = 0;;) {
     const bool fitted = search.fits(size);
+    if (fitted) ++fitted_trials;
     if (!fitted) failed = size;
     const int64_t low = search.largest_fit().value_or(0);
     const int64_t next = failed ? (low + *failed) / 2 : search.doubled(size);
     // Done when nothing is left untried between the bounds (or doubling is capped).
     const bool done = failed ? next <= low || next < 1 : next == size;
-    const bool last = trial + 1 == o.max_trials;
+    const bool last = fitted_trials == o.max_trials;
     // As Lightning, a failure is reported before the search knows whether it is done.
     if (next >= 1 && (!fitted || (!done && !last))) Search::say(size, fitted, next);
     if (done || last) return;
@@ -147,7 +165,16 @@ std::optional<int64_t> scale_batch_size(Trainer& trainer, Module& module, const 
     }
     snapshot.restore();
   }
-  const auto found = search.largest_fit();
+  auto found = search.largest_fit();
+  if (found && options.mode == "binsearch" && options.margin > 0) {
+    const auto reduced =
+        std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(*found) * (1 - options.margin)));
+    if (reduced != *found) {
+      std::cout << fmt::format("Applying margin of {:.1f}%, reducing batch size from {} to {}\n",
+                               options.margin * 100, *found, reduced);
+      found = reduced;
+    }
+  }
   if (!found) {
     set_hparam(module, data.datamodule, options.batch_arg_name, *original);
     throw Error(fmt::format(

@@ -4,7 +4,10 @@
 // that fitted is written into the hyperparameter the data hooks read (`batch_arg_name`, in the
 // Module's hparams or the DataModule's). Each trial asks the hooks for fresh loaders.
 // "power" doubles until a size fails; "binsearch" then bisects between the last success and
-// the first failure. A size never exceeds the training set. The weights are put back after.
+// the first failure, and gives back `margin` of what it found (Lightning's 5%). A size never
+// exceeds the training set nor `max_val`; unlike Lightning, which stops before trying max_val
+// and returns it untried, max_val is tried, so the result is always a size that ran. The
+// weights are put back after.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +25,8 @@ struct BatchSizeFinderOptions {
   int64_t init_val = 2;
   int64_t max_trials = 25;
   std::string batch_arg_name = "batch_size";
+  double margin = 0.05;  // binsearch only: the result is reduced by this fraction
+  int64_t max_val = 8192;
 };
 
 // Raises ConfigError for an unknown mode or a count below 1.

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include <ATen/ops/gradient.h>
 #include <fmt/format.h>
+#include <torch/torch.h>
 
 #include "fulgur/errors.h"
 #include "fulgur/plot/line_chart.h"
@@ -49,25 +51,24 @@ std::optional<size_t> LRFinder::optimal_index(int64_t skip_begin, int64_t skip_e
   const int64_t begin = std::max<int64_t>(skip_begin, 0);
   const int64_t end = n - std::max<int64_t>(skip_end, 0);
   std::vector<size_t> index;
-  std::vector<double> loss;
+  std::vector<double> loss, lr;
   for (int64_t i = begin; i < end; ++i) {
     if (std::isfinite(results_.loss[i])) {
       index.push_back(static_cast<size_t>(i));
       loss.push_back(results_.loss[i]);
+      lr.push_back(results_.lr[i]);
     }
   }
   if (loss.size() < 2) return std::nullopt;
-  const size_t m = loss.size();
-  auto gradient = [&](size_t i) {
-    if (i == 0) return loss[1] - loss[0];
-    if (i == m - 1) return loss[m - 1] - loss[m - 2];
-    return (loss[i + 1] - loss[i - 1]) / 2.0;
+  // As Lightning: torch.gradient of the losses with respect to the rates (the rates are its
+  // spacing), in float32 as its torch.tensor(list) makes them; the first minimum wins.
+  const auto as_float = [](const std::vector<double>& v) {
+    return torch::tensor(v, torch::kDouble).to(torch::kFloat);
   };
-  size_t best = 0;
-  for (size_t i = 1; i < m; ++i) {
-    if (gradient(i) < gradient(best)) best = i;
-  }
-  return index[best];
+  const torch::Tensor rates = as_float(lr);
+  const int64_t dim = 0;
+  const auto gradient = at::gradient(as_float(loss), at::TensorList(rates), at::IntArrayRef(dim))[0];
+  return index[static_cast<size_t>(gradient.argmin().item<int64_t>())];
 }
 
 std::optional<double> LRFinder::suggestion(int64_t skip_begin, int64_t skip_end) const {

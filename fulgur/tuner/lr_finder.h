@@ -42,8 +42,9 @@ class LRFinder {
   const std::string& mode() const { return mode_; }
 
   // The rate where the loss falls fastest: over the losses without the first `skip_begin` and
-  // the last `skip_end`, finite ones only, the argmin of their gradient (central differences,
-  // one-sided at the ends, as torch.gradient). nullopt (with a warning) below two points.
+  // the last `skip_end`, finite ones only, the argmin of their gradient with respect to the rate
+  // (torch.gradient with the rates as spacing, in float32, as Lightning). nullopt (with a
+  // warning) below two points.
   std::optional<double> suggestion(int64_t skip_begin = 10, int64_t skip_end = 1) const;
   // Index into results() of the suggestion; nullopt as above (without the warning).
   std::optional<size_t> optimal_index(int64_t skip_begin = 10, int64_t skip_end = 1) const;

@@ -46,6 +46,7 @@ int64_t fit_trial(const TrainerOptions& options, Module& module, const TuningDat
   const auto& given = data.train_dataloader;
   const auto given_state = given ? given->state() : DataLoaderState{};
   Trainer trial(options);
+  trial.skip_module_callbacks();
   auto rewind = [&] {
     if (given) given->load_state(given_state);
     const auto& used = trial.fit_loop().train_dataloader();

@@ -60,6 +60,30 @@ TEST_F(OnExceptionCheckpointTest, AFailedFitLeavesACheckpointThatResumes) {
   EXPECT_FALSE(fs::exists(path)) << "a fit that ends normally removes it";
 }
 
+TEST_F(OnExceptionCheckpointTest, AFitRerunWithoutCkptPathResumesFromIt) {
+  // As Lightning: with an OnExceptionCheckpoint, fit's ckpt_path defaults to "last", whose
+  // candidates include its file.
+  Calls calls;
+  FailingModule module(calls, 5);
+  Trainer trainer(options(10));
+  EXPECT_THROW(trainer.fit(module), std::runtime_error);
+  ASSERT_TRUE(fs::exists(dir_ / "on_exception.ckpt"));
+
+  Calls rerun_calls;
+  FailingModule rerun(rerun_calls, -1);
+  Trainer again(options(8));
+  ::testing::internal::CaptureStderr();
+  again.fit(rerun);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("fit() was called without ckpt_path and an OnExceptionCheckpoint is "
+                     "configured: it resumes from the last checkpoint (ckpt_path=\"last\")"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(again.global_step(), 8);
+  EXPECT_EQ(std::count(rerun_calls.begin(), rerun_calls.end(), "Module.training_step"), 3);
+  EXPECT_EQ(again.ckpt_path(), (dir_ / "on_exception.ckpt").string());
+}
+
 TEST_F(OnExceptionCheckpointTest, NeedsADirectory) {
   EXPECT_THROW(OnExceptionCheckpoint(OnExceptionCheckpointOptions{}), ConfigError);
 }

@@ -66,6 +66,13 @@ class Scheduled : public RecordingModule {
   std::shared_ptr<torch::optim::SGD> sgd_;
 };
 
+// What `run` warns about (fulgur's warnings go to stderr).
+std::string warnings_of(const std::function<void()>& run) {
+  ::testing::internal::CaptureStderr();
+  run();
+  return ::testing::internal::GetCapturedStderr();
+}
+
 Scheduled::MakeConfigs step_lr(std::string interval, std::string monitor = "") {
   return [=](torch::optim::SGD& sgd) {
     return std::vector<SchedulerConfig>{{.scheduler = std::make_shared<StepLR>(sgd, 1, 0.5),
@@ -162,9 +169,7 @@ TEST(LRSchedulerStepping, AMissingMonitoredMetricIsAnErrorOrWithStrictFalseAWarn
   }
   Scheduled lenient(calls, 8, counting_plateau(steps, "nope", /*strict=*/false));
   Trainer again(quiet({.max_epochs = 1}));
-  ::testing::internal::CaptureStderr();
-  again.fit(lenient);
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string err = warnings_of([&] { again.fit(lenient); });
   EXPECT_NE(err.find("CountingPlateau conditioned on metric nope which is not available but "
                      "strict is set to false. Skipping learning rate update."),
             std::string::npos)
@@ -189,9 +194,7 @@ TEST(LRSchedulerStepping, ManualOptimizationDropsMonitorAndStrictWithAWarning) {
   int64_t steps = 0;
   Manual monitored(calls, 8, counting_plateau(steps, "val_loss", /*strict=*/false));
   Trainer again(quiet({.max_epochs = 1}));
-  ::testing::internal::CaptureStderr();
-  again.fit(monitored);
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string err = warnings_of([&] { again.fit(monitored); });
   EXPECT_NE(err.find("The scheduler config of CountingPlateau sets ['monitor', 'strict'], which "
                      "manual optimization ignores: call the scheduler's step() in training_step "
                      "yourself"),
@@ -225,9 +228,7 @@ TEST(LRSchedulerStepping, OneCycleLRByEpochWarns) {
     return std::vector<SchedulerConfig>{{.scheduler = std::make_shared<OneCycleLR>(sgd, 0.1, 10)}};
   });
   Trainer trainer(quiet({.max_epochs = 1}));
-  ::testing::internal::CaptureStderr();
-  trainer.fit(module);
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string err = warnings_of([&] { trainer.fit(module); });
   EXPECT_NE(err.find("A OneCycleLR scheduler is using interval \"epoch\". Are you sure you "
                      "didn't mean interval \"step\"?"),
             std::string::npos)

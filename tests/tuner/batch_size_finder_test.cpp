@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "fulgur/callbacks/batch_size_finder.h"
+#include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
 #include "fulgur/trainer.h"
@@ -61,20 +62,42 @@ TEST_F(BatchSizeFinderTest, PowerDoublesUntilOutOfMemoryAndKeepsTheLastFit) {
   EXPECT_TRUE(std::filesystem::is_empty(dir_));
 }
 
-TEST_F(BatchSizeFinderTest, BinsearchFindsTheExactLimit) {
+TEST_F(BatchSizeFinderTest, BinsearchFindsTheExactLimitAndGivesBackTheMargin) {
   TunableModule module({.train_samples = 1000, .train_memory_limit = 40});
   module.save_hyperparameters({{"batch_size", int64_t{1}}});
   std::optional<int64_t> found;
   const std::string out = scale(module, {.mode = "binsearch"}, found);
-  EXPECT_EQ(found, 40);
+  EXPECT_EQ(found, 38);  // Lightning's default margin of 5%
+  EXPECT_EQ(batch_size_of(module), 38);
   EXPECT_THAT(out, HasSubstr("Batch size 64 failed, trying batch size 48\n"
                              "Batch size 48 failed, trying batch size 40\n"
                              "Batch size 40 succeeded, trying batch size 44\n"
                              "Batch size 44 failed, trying batch size 42\n"
                              "Batch size 42 failed, trying batch size 41\n"
                              "Batch size 41 failed, trying batch size 40\n"
+                             "Applying margin of 5.0%, reducing batch size from 40 to 38\n"
                              "Finished batch size finder, will continue with full run using batch "
-                             "size 40\n"));
+                             "size 38\n"));
+  TunableModule exact({.train_samples = 1000, .train_memory_limit = 40});
+  exact.save_hyperparameters({{"batch_size", int64_t{1}}});
+  scale(exact, {.mode = "binsearch", .margin = 0.0}, found);
+  EXPECT_EQ(found, 40);
+}
+
+TEST_F(BatchSizeFinderTest, MaxValBoundsTheSizesTried) {
+  // Nothing runs out of memory (a CPU rarely says so): the search stops at max_val, which it
+  // tries, rather than at the training set's size.
+  TunableModule module({.train_samples = 1000});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  std::optional<int64_t> found;
+  std::string out = scale(module, {.max_val = 48}, found);
+  EXPECT_EQ(found, 48);
+  EXPECT_THAT(out, HasSubstr("Batch size 32 succeeded, trying batch size 48\n"
+                             "Reached the maximum batch size limit of 48. Stopping search.\n"));
+  out = scale(module, {.mode = "binsearch", .margin = 0.0, .max_val = 48}, found);
+  EXPECT_EQ(found, 48);
+  EXPECT_THROW(scale(module, {.init_val = 64, .max_val = 48}, found), ConfigError);
+  EXPECT_THROW(scale(module, {.margin = 1.0}, found), ConfigError);
 }
 
 TEST_F(BatchSizeFinderTest, ValidationAtTheSameSizeCountsToo) {
@@ -100,6 +123,11 @@ TEST_F(BatchSizeFinderTest, MaxTrialsBoundsTheSearch) {
   std::optional<int64_t> found;
   scale(module, {.init_val = 4, .max_trials = 3}, found);
   EXPECT_EQ(found, 16);  // 4, 8, 16
+  // binsearch counts only the trials that fit, as Lightning: 2, 4, 8 (fails), 6, 5 → 5.
+  TunableModule limited({.train_samples = 1000, .train_memory_limit = 5});
+  limited.save_hyperparameters({{"batch_size", int64_t{2}}});
+  scale(limited, {.mode = "binsearch", .max_trials = 3, .margin = 0.0}, found);
+  EXPECT_EQ(found, 5);
 }
 
 TEST_F(BatchSizeFinderTest, EachTrialRunsStepsPerTrialBatchesAtItsSize) {
@@ -154,6 +182,39 @@ TEST_F(BatchSizeFinderTest, CallbackTunesAtFitStartAndTheFitUsesTheSize) {
   EXPECT_EQ(callback->optimal_batch_size(), 32);
   EXPECT_EQ(trainer.num_training_batches(), 32);  // ceil(1000 / 32)
   EXPECT_EQ(trainer.global_step(), 32);
+}
+
+TEST_F(BatchSizeFinderTest, AFinderFromConfigureCallbacksSearchesOnceWithoutItsOwnCallbacks) {
+  // The trials do not ask configure_callbacks (Lightning's search clears the callbacks): the
+  // finder does not search again inside its own trials, and the ModelCheckpoint beside it
+  // writes nothing during the search.
+  struct SelfTuning : TunableModule {
+    using TunableModule::TunableModule;
+    std::shared_ptr<BatchSizeFinder> finder = std::make_shared<BatchSizeFinder>();
+    std::vector<std::shared_ptr<Callback>> configure_callbacks() override {
+      return {finder, std::make_shared<ModelCheckpoint>(
+                          ModelCheckpointOptions{.every_n_train_steps = 1})};
+    }
+  };
+  SelfTuning module({.train_samples = 1000, .train_memory_limit = 40});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  auto o = options();
+  o.enable_checkpointing = true;
+  o.max_steps = 1;
+  Trainer trainer(o);
+  ::testing::internal::CaptureStdout();
+  trainer.fit(module);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(module.finder->optimal_batch_size(), 32);
+  size_t finished = 0;
+  for (size_t at = 0; (at = out.find("Finished batch size finder", at)) != std::string::npos; ++at) {
+    ++finished;
+  }
+  EXPECT_EQ(finished, 1u);
+  // Only the real fit's one step was saved.
+  EXPECT_EQ(trainer.checkpoint_callback()->best_model_path(),
+            (std::filesystem::path(trainer.default_root_dir()) / "checkpoints" / "epoch=0-step=1.ckpt")
+                .string());
 }
 
 TEST_F(BatchSizeFinderTest, ClearErrors) {

@@ -58,8 +58,9 @@ TEST(LRFinderSchedule, BadOptionsAreConfigErrors) {
   EXPECT_THROW(LearningRateFinder({.mode = "step"}), ConfigError);
 }
 
-// The suggestion equals what torch.gradient and argmin give over the same losses, with the
-// first 10 and the last one skipped and non-finite losses left out.
+// The suggestion equals what Lightning computes with torch.gradient (the rates as spacing, in
+// float32) and argmin over the same losses, with the first 10 and the last one skipped and
+// non-finite losses left out.
 TEST_F(LRFinderTest, SuggestionMatchesTorchGradientArgmin) {
   LRFinder finder({.num_training = 40});
   std::vector<double> losses;
@@ -73,10 +74,12 @@ TEST_F(LRFinderTest, SuggestionMatchesTorchGradientArgmin) {
 
   std::string script = "import torch\nloss = [";
   for (double l : losses) script += std::isfinite(l) ? fmt::format("{:.17g},", l) : "float('nan'),";
+  script += "]\nlr = [";
+  for (double lr : finder.results().lr) script += fmt::format("{:.17g},", lr);
   script +=
       "]\nidx = [i for i in range(10, len(loss) - 1) if loss[i] == loss[i] and abs(loss[i]) != "
-      "float('inf')]\ng = torch.gradient(torch.tensor([loss[i] for i in idx], "
-      "dtype=torch.float64))[0]\nprint(idx[int(torch.argmin(g))])\n";
+      "float('inf')]\ng = torch.gradient(torch.tensor([loss[i] for i in idx]), "
+      "spacing=[torch.tensor([lr[i] for i in idx])])[0]\nprint(idx[int(torch.argmin(g))])\n";
   const std::string py = path("suggest.py");
   std::ofstream(py) << script;
   std::FILE* pipe = ::popen((testing::python() + " " + py).c_str(), "r");
@@ -89,6 +92,15 @@ TEST_F(LRFinderTest, SuggestionMatchesTorchGradientArgmin) {
   ASSERT_TRUE(finder.optimal_index());
   EXPECT_EQ(*finder.optimal_index(), expected);
   EXPECT_DOUBLE_EQ(*finder.suggestion(), finder.results().lr[expected]);
+}
+
+TEST_F(LRFinderTest, TheGradientIsTakenWithRespectToTheRate) {
+  // Lightning's index 13 (rate 1e-3 * 1000^(14/20)); unit spacing would pick 14.
+  LRFinder finder({.min_lr = 1e-3, .max_lr = 1.0, .num_training = 20});
+  const std::vector<double> losses = {5,   5,   5,   5,   5,   5,   5,   5,    5,    5,
+                                      5.0, 4.9, 4.7, 4.0, 3.0, 2.2, 1.8, 1.7, 1.65, 1.6};
+  for (int i = 0; i < 20; ++i) finder.record(finder.lr_at(i), losses[i]);
+  EXPECT_EQ(finder.optimal_index(), std::optional<size_t>(13));
 }
 
 TEST_F(LRFinderTest, TooFewPointsGiveNoSuggestion) {
@@ -197,6 +209,30 @@ TEST_F(LRFinderTest, CallbackSearchesAtFitStartAndTrainsAtTheSuggestion) {
   EXPECT_DOUBLE_EQ(group.options().get_lr(), *suggestion);
   EXPECT_EQ(trainer.global_step(), 32);  // a full epoch after the search's 25 steps
   EXPECT_EQ(module.trainer(), &trainer);  // the search's trials handed the module back
+}
+
+TEST_F(LRFinderTest, TheFinderRunsBeforeTheOtherCallbacksOnFitStart) {
+  // As Lightning's _reorder_callbacks: listed last, it still searches first, so another
+  // callback's on_fit_start sees the rate it set.
+  struct ReadsTheRate : Callback {
+    double lr = 0;
+    void on_fit_start(Trainer& trainer, Module&) override {
+      lr = trainer.optimizers().front()->param_groups().front().options().get_lr();
+    }
+  };
+  TunableModule module;
+  module.save_hyperparameters({{"learning_rate", 0.5}, {"batch_size", int64_t{8}}});
+  auto reader = std::make_shared<ReadsTheRate>();
+  auto finder = std::make_shared<LearningRateFinder>(
+      LRFinderOptions{.min_lr = 1e-4, .max_lr = 0.1, .num_training = 25});
+  auto o = options();
+  o.callbacks = {reader, finder};
+  Trainer trainer(o);
+  ::testing::internal::CaptureStdout();
+  trainer.fit(module);
+  ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(finder->optimal_lr() && finder->optimal_lr()->suggestion());
+  EXPECT_DOUBLE_EQ(reader->lr, *finder->optimal_lr()->suggestion());
 }
 
 TEST_F(LRFinderTest, PlotWritesAnSvgWithTheCurveAndTheSuggestion) {
