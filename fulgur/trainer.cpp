@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "fulgur/callbacks/base_prediction_writer.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/model_checkpoint.h"
@@ -478,25 +479,7 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     ~RestoreHandlers() { signals.restore_handlers(); }
   } restore_handlers{*signal_connector_};
   configure_optimizers();
-  std::optional<std::string> requested = ckpt_path;
-  const bool on_exception_checkpoint =
-      std::any_of(callbacks_.begin(), callbacks_.end(), [](const auto& cb) {
-        return dynamic_cast<const OnExceptionCheckpoint*>(cb.get()) != nullptr;
-      });
-  if (!requested && SLURMEnvironment::detect() &&
-      !SignalConnector::hpc_resume_path(default_root_dir()).empty()) {
-    // As Lightning: a SLURM job requeued after its signal save resumes from it.
-    requested = "hpc";
-  }
-  if (!requested && on_exception_checkpoint) {
-    // As Lightning: a fit rerun after a crash resumes where the crash left it.
-    if (is_global_zero()) {
-      warn("fit() was called without ckpt_path and an OnExceptionCheckpoint is configured: it "
-           "resumes from the last checkpoint (ckpt_path=\"last\"), if there is one. Pass "
-           "ckpt_path to choose, which also silences this warning");
-    }
-    requested = "last";
-  }
+  const auto requested = ckpt_path ? ckpt_path : implicit_fit_ckpt_path();
   ckpt_path_ = requested ? resolve_ckpt_path(*requested) : std::nullopt;
   if (ckpt_path_) checkpoint_connector_->restore_training(*ckpt_path_);
   if (is_global_zero()) {
@@ -581,16 +564,20 @@ Metrics Trainer::test(Module& module, std::shared_ptr<DataLoader> dataloader,
 }
 
 std::vector<torch::Tensor> Trainer::predict(Module& module, DataModule& datamodule,
-                                            std::optional<std::string> ckpt_path) {
+                                            std::optional<std::string> ckpt_path,
+                                            bool return_predictions) {
   std::vector<torch::Tensor> out;
-  run_stage(TrainerFn::Predicting, module, &datamodule, [&] { out = predict_impl(nullptr, ckpt_path); });
+  run_stage(TrainerFn::Predicting, module, &datamodule,
+            [&] { out = predict_impl(nullptr, ckpt_path, return_predictions); });
   return out;
 }
 
 std::vector<torch::Tensor> Trainer::predict(Module& module, std::shared_ptr<DataLoader> dataloader,
-                                            std::optional<std::string> ckpt_path) {
+                                            std::optional<std::string> ckpt_path,
+                                            bool return_predictions) {
   std::vector<torch::Tensor> out;
-  run_stage(TrainerFn::Predicting, module, nullptr, [&] { out = predict_impl(dataloader, ckpt_path); });
+  run_stage(TrainerFn::Predicting, module, nullptr,
+            [&] { out = predict_impl(dataloader, ckpt_path, return_predictions); });
   return out;
 }
 
@@ -630,6 +617,25 @@ std::string newest(const std::vector<Candidate>& candidates) {
 }
 
 }  // namespace
+
+std::optional<std::string> Trainer::implicit_fit_ckpt_path() const {
+  // A SLURM job requeued after its signal save resumes from it.
+  if (SLURMEnvironment::detect() && !SignalConnector::hpc_resume_path(default_root_dir()).empty()) {
+    return "hpc";
+  }
+  // A fit rerun after a crash resumes where the crash left it.
+  const bool on_exception_checkpoint =
+      std::any_of(callbacks_.begin(), callbacks_.end(), [](const auto& cb) {
+        return dynamic_cast<const OnExceptionCheckpoint*>(cb.get()) != nullptr;
+      });
+  if (!on_exception_checkpoint) return std::nullopt;
+  if (is_global_zero()) {
+    warn("fit() was called without ckpt_path and an OnExceptionCheckpoint is configured: it "
+         "resumes from the last checkpoint (ckpt_path=\"last\"), if there is one. Pass "
+         "ckpt_path to choose, which also silences this warning");
+  }
+  return "last";
+}
 
 std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_path) const {
   std::vector<const ModelCheckpoint*> model_checkpoints;
@@ -711,7 +717,8 @@ Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
 }
 
 std::vector<torch::Tensor> Trainer::predict_impl(std::shared_ptr<DataLoader> loader,
-                                                 const std::optional<std::string>& ckpt_path) {
+                                                 const std::optional<std::string>& ckpt_path,
+                                                 bool return_predictions) {
   ckpt_path_ = ckpt_path ? resolve_ckpt_path(*ckpt_path) : std::nullopt;
   if (ckpt_path_) checkpoint_connector_->restore_model(*ckpt_path_);
   loader = data_connector_->request("predict", loader);
@@ -725,7 +732,14 @@ std::vector<torch::Tensor> Trainer::predict_impl(std::shared_ptr<DataLoader> loa
   stage_ = RunningStage::Predicting;
   predict_loop_->set_dataloader(loader);
   if (num_predict_batches_ == 0) return {};  // no batches: no hooks, as Lightning's skip
-  return predict_loop_->run(num_predict_batches_);
+  // As Lightning: kept when returned, or when a writer wants them all at the epoch's end.
+  const bool epoch_writer = std::any_of(callbacks_.begin(), callbacks_.end(), [](const auto& cb) {
+    const auto* writer = dynamic_cast<const BasePredictionWriter*>(cb.get());
+    return writer != nullptr && writer->interval() != WriteInterval::Batch;
+  });
+  auto predictions = predict_loop_->run(num_predict_batches_, return_predictions || epoch_writer);
+  if (!return_predictions) predictions.clear();
+  return predictions;
 }
 
 void Trainer::print_results(const Metrics& metrics, bool testing) const {

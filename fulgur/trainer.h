@@ -74,11 +74,16 @@ class Trainer {
                bool verbose = true);
   Metrics test(Module& module, std::shared_ptr<DataLoader> dataloader = nullptr,
                std::optional<std::string> ckpt_path = {}, bool verbose = true);
+  // return_predictions=false: nothing is kept nor returned (a large predict set written by a
+  // BasePredictionWriter at each batch stays out of memory); an epoch-interval writer still
+  // gets every prediction, as in Lightning.
   std::vector<torch::Tensor> predict(Module& module, DataModule& datamodule,
-                                     std::optional<std::string> ckpt_path = {});
+                                     std::optional<std::string> ckpt_path = {},
+                                     bool return_predictions = true);
   std::vector<torch::Tensor> predict(Module& module,
                                      std::shared_ptr<DataLoader> dataloader = nullptr,
-                                     std::optional<std::string> ckpt_path = {});
+                                     std::optional<std::string> ckpt_path = {},
+                                     bool return_predictions = true);
 
   // Writes a checkpoint of the current state (rank 0), through the Strategy.
   void save_checkpoint(const std::string& path, bool weights_only = false);
@@ -183,7 +188,11 @@ class Trainer {
   Metrics evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
                         const std::optional<std::string>& ckpt_path, bool verbose);
   std::vector<torch::Tensor> predict_impl(std::shared_ptr<DataLoader> loader,
-                                          const std::optional<std::string>& ckpt_path);
+                                          const std::optional<std::string>& ckpt_path,
+                                          bool return_predictions);
+  // What fit resumes from without a ckpt_path, as Lightning: "hpc" for a SLURM job with an hpc
+  // checkpoint, else "last" (with a warning) when an OnExceptionCheckpoint is configured.
+  std::optional<std::string> implicit_fit_ckpt_path() const;
   // The file ckpt_path names; nullopt for "last" when there is none (after a warning).
   std::optional<std::string> resolve_ckpt_path(const std::string& ckpt_path) const;
   void print_results(const Metrics& metrics, bool testing) const;

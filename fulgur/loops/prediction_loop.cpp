@@ -8,14 +8,14 @@
 
 namespace fulgur {
 
-std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
+std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches, bool keep_predictions) {
   Trainer& t = trainer_;
   Module& module = *t.module();
   Strategy& strategy = t.strategy();
   c10::InferenceMode inference;
   batch_progress.reset_current();
   predictions_.clear();
-  predictions_.reserve(static_cast<size_t>(max_batches));
+  if (keep_predictions) predictions_.reserve(static_cast<size_t>(max_batches));
 
   module.capture_modes();
   hooks::module(t, "on_predict_model_eval", [](Module& m) { m.on_predict_model_eval(); });
@@ -34,7 +34,7 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches) {
     batch_progress.increment_processed();
     FULGUR_CALL_HOOK(t, on_predict_batch_end, output, batch, batch_idx);
     // On the host, as Lightning's: a large predict set does not pile up in device memory.
-    predictions_.push_back(output.defined() ? output.to(torch::kCPU) : output);
+    if (keep_predictions) predictions_.push_back(output.defined() ? output.to(torch::kCPU) : output);
     batch_progress.increment_completed();
     if (++batch_idx >= max_batches) break;
     ++it;

@@ -15,7 +15,8 @@ class PredictionLoop {
  public:
   explicit PredictionLoop(Trainer& trainer) : trainer_(trainer) {}
   void set_dataloader(std::shared_ptr<DataLoader> loader) { loader_ = std::move(loader); }
-  std::vector<torch::Tensor> run(int64_t max_batches);
+  // Keeps (and returns) what each predict_step returned when `keep_predictions`.
+  std::vector<torch::Tensor> run(int64_t max_batches, bool keep_predictions = true);
   // What predict_step returned for each batch so far (the run's result, as Lightning's
   // predict_loop.predictions).
   const std::vector<torch::Tensor>& predictions() const { return predictions_; }

@@ -55,11 +55,12 @@ class RecordingWriter : public BasePredictionWriter {
 };
 
 std::vector<torch::Tensor> predict(std::shared_ptr<Callback> writer,
-                                   std::shared_ptr<DataLoader> loader) {
+                                   std::shared_ptr<DataLoader> loader,
+                                   bool return_predictions = true) {
   Calls calls;
   SumsRows module(calls);
   Trainer trainer(quiet({.callbacks = {std::move(writer)}}));
-  return trainer.predict(module, std::move(loader));
+  return trainer.predict(module, std::move(loader), std::nullopt, return_predictions);
 }
 
 TEST(BasePredictionWriter, BatchIntervalWritesEachBatchWithItsSampleIndices) {
@@ -103,6 +104,15 @@ TEST(BasePredictionWriter, BatchAndEpochWritesBoth) {
   EXPECT_EQ(writer->batch_writes.size(), 2u);
   EXPECT_EQ(writer->epoch_writes, 1);
   EXPECT_EQ(writer->epoch_indices, (std::vector<Indices>{{0, 1}, {2, 3}}));
+}
+
+TEST(BasePredictionWriter, WithoutReturnPredictionsOnlyAnEpochWriterGetsThemAll) {
+  auto batch_writer = std::make_shared<RecordingWriter>(WriteInterval::Batch);
+  EXPECT_TRUE(predict(batch_writer, rows(5), /*return_predictions=*/false).empty());
+  EXPECT_EQ(batch_writer->batch_writes.size(), 3u);
+  auto epoch_writer = std::make_shared<RecordingWriter>(WriteInterval::Epoch);
+  EXPECT_TRUE(predict(epoch_writer, rows(5), /*return_predictions=*/false).empty());
+  EXPECT_EQ(epoch_writer->epoch_predictions.size(), 3u);
 }
 
 TEST(BasePredictionWriter, AWriteTheIntervalCallsMustBeOverridden) {
