@@ -638,6 +638,10 @@ std::optional<std::string> Trainer::implicit_fit_ckpt_path() const {
 }
 
 std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_path) const {
+  if (ckpt_path.empty()) {
+    throw ConfigError(
+        "ckpt_path is empty: pass the path of a .ckpt file, \"best\", \"last\" or \"hpc\"");
+  }
   std::vector<const ModelCheckpoint*> model_checkpoints;
   std::vector<const OnExceptionCheckpoint*> exception_checkpoints;
   for (const auto& cb : callbacks_) {

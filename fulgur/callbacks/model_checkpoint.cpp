@@ -155,7 +155,7 @@ void ModelCheckpoint::on_train_start(Trainer&, Module&) {
   last_time_checked_ = std::chrono::steady_clock::now();
 }
 
-void ModelCheckpoint::setup(Trainer& trainer, Module&, const std::string&) {
+void ModelCheckpoint::setup(Trainer& trainer, Module&, const std::string& stage) {
   if (!options_.dirpath.empty()) {
     // As Lightning's os.path.realpath(os.path.expanduser(dirpath)): the paths it reports are
     // absolute and stay valid when the working directory changes.
@@ -168,6 +168,12 @@ void ModelCheckpoint::setup(Trainer& trainer, Module&, const std::string&) {
     dirpath_ = (fs::path(trainer.log_dir()) / "checkpoints").string();
   } else {
     dirpath_ = (fs::path(trainer.default_root_dir()) / "checkpoints").string();
+  }
+  // As Lightning: files already there may be mistaken for this fit's (or removed by its top-k).
+  std::error_code ec;
+  if (stage == "fit" && trainer.is_global_zero() && options_.save_top_k != 0 &&
+      fs::is_directory(dirpath_, ec) && !fs::is_empty(dirpath_, ec)) {
+    warn(fmt::format("Checkpoint directory {} exists and is not empty.", dirpath_));
   }
 }
 

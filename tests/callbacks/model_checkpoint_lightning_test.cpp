@@ -322,6 +322,24 @@ TEST(ModelCheckpointLightning, SaveOnExceptionKeepsTheStepFitFailedAt) {
   EXPECT_EQ(files_in(off), std::vector<std::string>{"epoch=0-step=2.ckpt"});
 }
 
+TEST(ModelCheckpointLightning, AFitIntoANonEmptyDirectoryIsWarnedAbout) {
+  const auto root = fresh_dir("mcl_not_empty");
+  Calls calls;
+  ScheduledLoss module(calls, {1.0});
+  const auto fit = [&](int save_top_k) {
+    Trainer t(without_logger({.callbacks = {std::make_shared<ModelCheckpoint>(
+                                  ModelCheckpointOptions{.dirpath = root, .save_top_k = save_top_k})},
+                              .max_epochs = 1}));
+    ::testing::internal::CaptureStderr();
+    t.fit(module);
+    return ::testing::internal::GetCapturedStderr();
+  };
+  const std::string warning = "Checkpoint directory " + root + " exists and is not empty.";
+  EXPECT_EQ(fit(1).find(warning), std::string::npos);  // fresh
+  EXPECT_NE(fit(1).find(warning), std::string::npos);
+  EXPECT_EQ(fit(0).find(warning), std::string::npos);  // saves nothing, so nothing to mix up
+}
+
 TEST(ModelCheckpointLightning, FilenameValuesAreFormattedAsPythonFloats) {
   ModelCheckpoint mc({.filename = "{epoch}-{val_loss}-{missing:d}"});
   EXPECT_EQ(mc.format_checkpoint_name({{"epoch", 2}, {"val_loss", 1.0}}),

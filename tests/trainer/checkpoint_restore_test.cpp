@@ -92,6 +92,19 @@ TEST(CheckpointRestore, TestingFromACheckpointRestoresItsBestPathForBest) {
   EXPECT_NO_THROW(later.test(module, nullptr, std::string("best"), false));
 }
 
+TEST(CheckpointRestore, AnEmptyCkptPathIsAConfigError) {
+  Calls calls;
+  RecordingModule module(calls);
+  Trainer t(quiet({}));
+  try {
+    t.test(module, nullptr, std::string(), false);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "ckpt_path is empty: pass the path of a .ckpt file, \"best\", \"last\" or \"hpc\"");
+  }
+}
+
 TEST(CheckpointRestore, ResumingPastMaxEpochsIsAnError) {
   const auto dir = fresh_dir("restore_max_epochs");
   Calls calls;
