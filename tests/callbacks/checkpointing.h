@@ -1,6 +1,6 @@
 #pragma once
-// Helpers of the checkpointing callbacks' tests: a fresh directory per test, the files in one,
-// and a Module whose val_loss follows a schedule, one value per epoch.
+// Helpers of the checkpointing callbacks' tests: quiet options, a fresh directory per test, the
+// files in one, and a Module whose val_loss follows a schedule, one value per epoch.
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +30,14 @@ inline std::vector<std::string> files_in(const std::string& dir) {
   for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Options with checkpointing (and the logger) as given, and nothing printed, no sanity check.
+inline TrainerOptions checkpointing_only(TrainerOptions o) {
+  o.enable_progress_bar = false;
+  o.enable_model_summary = false;
+  o.num_sanity_val_steps = 0;
+  return o;
 }
 
 // Logs `losses[epoch]` as val_loss; 2 validation samples, `train_samples` training ones (batches

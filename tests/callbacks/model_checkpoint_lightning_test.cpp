@@ -23,10 +23,7 @@ namespace {
 
 TrainerOptions without_logger(TrainerOptions o) {
   o.logger = false;
-  o.enable_progress_bar = false;
-  o.enable_model_summary = false;
-  o.num_sanity_val_steps = 0;
-  return o;
+  return checkpointing_only(std::move(o));
 }
 
 TEST(ModelCheckpointLightning, StepSaveBeforeValidationWaitsForTheMonitoredMetric) {

@@ -17,13 +17,6 @@ namespace fs = std::filesystem;
 namespace fulgur::testing {
 namespace {
 
-TrainerOptions checkpointing_only(TrainerOptions o) {
-  o.enable_progress_bar = false;
-  o.enable_model_summary = false;
-  o.num_sanity_val_steps = 0;
-  return o;
-}
-
 TEST(ModelCheckpoint, DefaultKeepsTheLatestUnderTheLoggersVersionDir) {
   const auto root = fresh_dir("mc_default");
   Calls calls;
