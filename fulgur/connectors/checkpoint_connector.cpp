@@ -108,32 +108,80 @@ struct FitLoopState {
   BatchProgress batch;
   OptimizerProgress optim;
   ResumePoint point;
+  // Written without fulgur's loader position (by Lightning, whose plain DataLoader has none).
+  bool loader_position_missing = false;
 };
 
-FitLoopState parse_fit_loop(const CheckpointDict& checkpoint, const std::string& source) {
+// fulgur's training-loader state, {epoch, position}, or nothing for another loader's state.
+std::optional<ResumePoint> fulgur_loader_position(const Dict& fit, const Walker& w) {
+  const Dict state = w.dict(fit, "state_dict");
+  if (!state.contains("combined_loader")) return std::nullopt;
+  const auto loaders = w.list(state, "combined_loader");
+  if (loaders.size() != 1 || !loaders.get(0).isGenericDict()) return std::nullopt;
+  const Dict loader = loaders.get(0).toGenericDict();
+  if (!loader.contains("epoch") || !loader.contains("position")) return std::nullopt;
+  return ResumePoint{w.integer(loader, "epoch"), w.integer(loader, "position"), 0};
+}
+
+// Reads the counters as Lightning saves them, from inside a batch's or an epoch's end hooks
+// (so not yet all advanced), and settles them where the fit continues, by Lightning's restart
+// rules: an epoch whose end hooks ran is done; a batch whose end hooks ran is done (processed
+// one ahead of completed); a batch interrupted before is run again. fulgur's own checkpoints
+// are saved settled and read back unchanged.
+FitLoopState parse_fit_loop(const CheckpointDict& checkpoint, const std::string& source,
+                            bool manual_optimization, int64_t accumulate_grad_batches) {
   const Walker w{source};
   const Dict fit = w.dict(w.dict(checkpoint, "loops"), "fit_loop");
-  FitLoopState s;
-  s.epoch = w.progress(fit, "epoch_progress");
-  static_cast<Progress&>(s.batch) = w.progress(fit, "epoch_loop.batch_progress");
+  const Progress epochs = w.progress(fit, "epoch_progress");
+  const Progress batches = w.progress(fit, "epoch_loop.batch_progress");
+  const Dict batch_state = w.dict(fit, "epoch_loop.batch_progress");
+  const bool is_last_batch = batch_state.contains("is_last_batch") &&
+                             batch_state.at("is_last_batch").isBool() &&
+                             batch_state.at("is_last_batch").toBool();
+  // Lightning counts manual optimization's steps apart; older fulgur checkpoints did not.
+  const std::string manual_key = "epoch_loop.manual_optimization.optim_step_progress";
   const Dict optim = w.dict(w.dict(fit, "epoch_loop.automatic_optimization.optim_progress"),
                             "optimizer");
-  s.optim.step = w.progress(optim, "step");
-  s.optim.zero_grad = w.progress(optim, "zero_grad");
-  const auto loaders = w.list(w.dict(fit, "state_dict"), "combined_loader");
-  if (loaders.size() != 1 || !loaders.get(0).isGenericDict()) {
-    w.fail("combined_loader", "must hold the state of one training loader");
-  }
-  const Dict loader = loaders.get(0).toGenericDict();
-  s.point.epoch = w.integer(loader, "epoch");
-  s.point.batch = w.integer(loader, "position");
-  s.point.batches_that_stepped =
+  const Progress steps = manual_optimization && fit.contains(manual_key)
+                             ? w.progress(fit, manual_key)
+                             : w.progress(optim, "step");
+  const Progress zero_grads = w.progress(optim, "zero_grad");
+  const int64_t saved_batches_that_stepped =
       w.integer(w.dict(fit, "epoch_loop.state_dict"), "_batches_that_stepped");
-  if (s.point.epoch != s.epoch.current.completed || s.point.batch != s.batch.current.processed) {
-    w.fail("loops", fmt::format("disagree: the loader is at epoch {} batch {}, the counters at "
-                                "epoch {} batch {}",
-                                s.point.epoch, s.point.batch, s.epoch.current.completed,
-                                s.batch.current.processed));
+
+  FitLoopState s;
+  const ProgressCounter& b = batches.total;
+  const bool after_batch_end = b.ready == b.started && b.started == b.processed &&
+                               b.completed + 1 == b.processed;
+  const bool epoch_done = epochs.current.processed > epochs.current.completed;
+  if (epoch_done) {
+    s.point.epoch = epochs.current.processed;
+    s.point.batch = 0;
+  } else {
+    s.point.epoch = epochs.current.completed;
+    s.point.batch = after_batch_end ? batches.current.processed : batches.current.completed;
+  }
+  // Lightning counts a batch's logging step after its end hooks and validation, so a
+  // checkpoint from them holds the count before it (training_epoch_loop.py's reset()).
+  const bool stepped = batches.current.ready % accumulate_grad_batches == 0 || is_last_batch;
+  s.point.batches_that_stepped =
+      saved_batches_that_stepped + (after_batch_end && stepped ? 1 : 0);
+
+  const int64_t batches_before_epoch = batches.total.completed - batches.current.completed;
+  s.epoch = settled(s.point.epoch, s.point.epoch);
+  static_cast<Progress&>(s.batch) = settled(
+      epoch_done ? batches.total.processed : batches_before_epoch + s.point.batch, s.point.batch);
+  s.optim.step = settled(steps.total.completed, steps.current.completed);
+  s.optim.zero_grad = settled(zero_grads.total.completed, zero_grads.current.completed);
+
+  if (const auto loader = fulgur_loader_position(fit, w)) {
+    if (loader->epoch != s.point.epoch || loader->batch != s.point.batch) {
+      w.fail("loops", fmt::format("disagree: the loader is at epoch {} batch {}, the counters at "
+                                  "epoch {} batch {}",
+                                  loader->epoch, loader->batch, s.point.epoch, s.point.batch));
+    }
+  } else {
+    s.loader_position_missing = s.point.batch > 0 && !is_last_batch;
   }
   return s;
 }
@@ -178,11 +226,16 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   auto batch = progress_dict(settled(loop.batch_progress.total.processed, point.batch));
   batch.insert("is_last_batch", false);
   fit_state.insert("epoch_loop.batch_progress", batch);
-  const auto& steps = loop.optim_progress.step;
   const auto& zero_grads = loop.optim_progress.zero_grad;
+  // Lightning counts the optimizer steps of manual optimization apart from automatic's.
+  const bool manual = !module.automatic_optimization();
+  const auto steps = settled(loop.optim_progress.step.total.completed,
+                             loop.optim_progress.step.current.completed);
+  const auto no_steps = settled(0, 0);
+  fit_state.insert("epoch_loop.manual_optimization.optim_step_progress",
+                   progress_dict(manual ? steps : no_steps, /*with_started=*/false));
   auto optimizer = make_checkpoint_dict();
-  optimizer.insert("step", progress_dict(settled(steps.total.completed, steps.current.completed),
-                                         /*with_started=*/false));
+  optimizer.insert("step", progress_dict(manual ? no_steps : steps, /*with_started=*/false));
   optimizer.insert("zero_grad", progress_dict(settled(zero_grads.total.completed,
                                                       zero_grads.current.completed)));
   auto optim = make_checkpoint_dict();
@@ -384,7 +437,8 @@ void CheckpointConnector::restore_training(const std::string& path) {
     if (!state.isGenericDict()) w.fail("lr_schedulers", "holds a value that is not a dict");
     schedulers[i].scheduler->check_state_dict(state.toGenericDict(), path);
   }
-  const FitLoopState loops = parse_fit_loop(checkpoint, path);
+  const FitLoopState loops = parse_fit_loop(checkpoint, path, !module.automatic_optimization(),
+                                            t.accumulate_grad_batches());
   const int64_t restored_epoch = loops.epoch.current.completed;
   if (const auto max_epochs = t.max_epochs();
       max_epochs && *max_epochs != -1 && restored_epoch > *max_epochs) {
@@ -399,6 +453,13 @@ void CheckpointConnector::restore_training(const std::string& path) {
   }
 
   // ---- restore, in Lightning's order ----
+  if (loops.loader_position_missing) {
+    // fulgur's loader then skips the batches the counters say were done, in its own order.
+    warn("You're resuming from a checkpoint that ended before the epoch ended and your dataloader "
+         "is not resumable. This can cause unreliable results if further training is done. "
+         "Consider using an end-of-epoch checkpoint or make your dataloader resumable by "
+         "implementing the `state_dict` / `load_state_dict` interface.");
+  }
   restore_modules_and_callbacks(checkpoint, path);
   auto& fit = t.fit_loop();
   fit.epoch_progress = loops.epoch;

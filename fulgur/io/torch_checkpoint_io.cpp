@@ -23,6 +23,7 @@
 #include "fulgur/io/directory_listing.h"
 #include "fulgur/io/error_text.h"
 #include "fulgur/io/pickle_bounds.h"
+#include "fulgur/io/python_unpickler.h"
 #include "fulgur/io/synced_file.h"
 
 namespace fulgur {
@@ -175,6 +176,7 @@ CheckpointDict TorchCheckpointIO::load_checkpoint(const std::string& path) {
 
   c10::IValue value;
   std::optional<std::string> violation;
+  std::optional<std::string> not_data;  // why the Python-pickle reader refused it
   try {
     // torch::pickle_load's reading, from the file instead of a copy of it in memory: each
     // tensor is read once, straight into its own storage. No type resolver and no object
@@ -184,11 +186,21 @@ CheckpointDict TorchCheckpointIO::load_checkpoint(const std::string& path) {
     const auto [pickle, pickle_size] = reader.getRecord("data.pkl");
     violation = pickle_bounds_violation(static_cast<const uint8_t*>(pickle.get()), pickle_size);
     if (!violation) {
-      value = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"",
-                                                /*tensor_prefix=*/"",
-                                                /*type_resolver=*/c10::nullopt,
-                                                /*obj_loader=*/c10::nullopt,
-                                                /*device=*/c10::nullopt, reader);
+      try {
+        value = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"",
+                                                  /*tensor_prefix=*/"",
+                                                  /*type_resolver=*/c10::nullopt,
+                                                  /*obj_loader=*/c10::nullopt,
+                                                  /*device=*/c10::nullopt, reader);
+      } catch (const std::exception&) {
+        // What LibTorch writes, LibTorch reads; a pickle it cannot read may be Python's
+        // (torch.save, so Lightning's checkpoints), whose reader then says what is wrong.
+        try {
+          value = unpickle_python(static_cast<const uint8_t*>(pickle.get()), pickle_size, reader);
+        } catch (const std::exception& e) {
+          not_data = error_text(e);
+        }
+      }
     }
   } catch (const std::exception& e) {
     throw CheckpointError(
@@ -200,6 +212,7 @@ CheckpointDict TorchCheckpointIO::load_checkpoint(const std::string& path) {
     throw CheckpointError(
         fmt::format("cannot read checkpoint {}: the file is corrupt: {}", path, *violation));
   }
+  if (not_data) throw CheckpointError(fmt::format("cannot read checkpoint {}: {}", path, *not_data));
   if (!value.isGenericDict()) {
     throw CheckpointError(
         fmt::format("checkpoint {} does not hold a dict (found {}); it was not "

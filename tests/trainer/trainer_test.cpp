@@ -2,11 +2,14 @@
 // failures (on_exception, logger status), option validation and the strategy's parts.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "fulgur/accelerators/accelerator.h"
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/errors.h"
+#include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/loggers/logger.h"
 #include "fulgur/precision/precision.h"
 #include "fulgur/strategies/strategy.h"
@@ -252,6 +255,39 @@ TEST(Trainer, ManualOptimizationCountsEveryStepAndRunsBackwardHooks) {
   EXPECT_EQ(t.global_step(), 8);  // 4 batches × 2 optimizers
   EXPECT_EQ(std::count(calls.begin(), calls.end(), "Module.backward"), 8);
   EXPECT_FALSE(torch::equal(before, module.named_parameters()["other.weight"]));
+}
+
+// Lightning reads manual optimization's global_step from its own counter
+// (epoch_loop.manual_optimization.optim_step_progress), so fulgur saves it there.
+TEST(Trainer, ManualOptimizationStepsAreSavedWhereLightningCountsThem) {
+  const auto file = (std::filesystem::temp_directory_path() /
+                     ("fulgur_manual_steps_" + std::to_string(::getpid()) + ".ckpt"))
+                        .string();
+  Calls calls;
+  ManualModule module(calls);
+  Trainer t(quiet({.max_epochs = 1}));
+  t.fit(module);
+  t.save_checkpoint(file);
+  const auto fit_loop = TorchCheckpointIO()
+                            .load_checkpoint(file)
+                            .at("loops")
+                            .toGenericDict()
+                            .at("fit_loop")
+                            .toGenericDict();
+  auto total_steps = [](const c10::IValue& progress) {
+    return progress.toGenericDict().at("total").toGenericDict().at("completed").toInt();
+  };
+  EXPECT_EQ(total_steps(fit_loop.at("epoch_loop.manual_optimization.optim_step_progress")), 8);
+  const auto automatic = fit_loop.at("epoch_loop.automatic_optimization.optim_progress")
+                             .toGenericDict()
+                             .at("optimizer")
+                             .toGenericDict();
+  EXPECT_EQ(total_steps(automatic.at("step")), 0);
+
+  Trainer resumed(quiet({.max_epochs = 2}));
+  resumed.fit(module, nullptr, nullptr, file);
+  EXPECT_EQ(resumed.global_step(), 16) << "8 restored, 8 in the second epoch";
+  std::filesystem::remove(file);
 }
 
 TEST(Trainer, ManualOptimizationRefusesAccumulateGradBatches) {
