@@ -41,14 +41,15 @@ class Search {
   Search(Trainer& trainer, Module& module, const TuningData& data,
          const BatchSizeFinderOptions& options)
       : module_(module), data_(data), options_(options) {
+    // As Lightning's __scale_batch_reset_params: validation runs only where the user's would
+    // within the trial's steps (an epoch shorter than them, an integer val_check_interval).
     trial_ = trial_options(trainer.options(), {});
     trial_.max_steps = options.steps_per_trial;
+    trial_.limit_train_batches = 1.0;
     trial_.limit_val_batches = options.steps_per_trial;
-    // Validation at the same size runs first, as the sanity check.
-    trial_.num_sanity_val_steps = options.steps_per_trial;
   }
 
-  // True when `size` trained and validated; false when it ran out of memory.
+  // True when `size` ran its trial; false when it ran out of memory.
   bool fits(int64_t size) {
     set_hparam(module_, data_.datamodule, options_.batch_arg_name, size);
     try {
@@ -61,11 +62,16 @@ class Search {
     return true;
   }
 
-  // Doubling, or the training set's size when doubling would exceed it (Lightning's cap), or
-  // max_val.
+  // Doubling, up to max_val; `size` itself once it covers the whole training set (Lightning's
+  // _adjust_batch_size: a larger batch would run the same single batch).
   int64_t doubled(int64_t size) const {
-    int64_t next = size * 2;
-    if (samples_ > 0 && next > samples_) next = std::max(samples_, size);
+    if (samples_ > 0 && size >= samples_) {
+      std::cout << fmt::format(
+          "The batch size {} is greater or equal than the length of your dataset: {}.\n", size,
+          samples_);
+      return size;
+    }
+    const int64_t next = size * 2;
     if (next >= options_.max_val && size < options_.max_val) return options_.max_val;
     if (next > options_.max_val) {
       std::cout << fmt::format(

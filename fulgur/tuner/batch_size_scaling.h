@@ -1,13 +1,14 @@
 #pragma once
-// Lightning's batch-size scaling: short fits (steps_per_trial training steps, after as many
-// validation batches) at growing batch sizes until one runs out of memory, then the largest
-// that fitted is written into the hyperparameter the data hooks read (`batch_arg_name`, in the
-// Module's hparams or the DataModule's). Each trial asks the hooks for fresh loaders.
-// "power" doubles until a size fails; "binsearch" then bisects between the last success and
-// the first failure, and gives back `margin` of what it found (Lightning's 5%). A size never
-// exceeds the training set nor `max_val`; unlike Lightning, which stops before trying max_val
-// and returns it untried, max_val is tried, so the result is always a size that ran. The
-// weights are put back after.
+// Lightning's batch-size scaling: short fits (steps_per_trial training steps; validation only
+// where the user's settings put it within them, as Lightning) at growing batch sizes until one
+// runs out of memory, then the largest that fitted is written into the hyperparameter the data
+// hooks read (`batch_arg_name`, in the Module's hparams or the DataModule's). Each trial asks
+// the hooks for fresh loaders. "power" doubles until a size fails; "binsearch" then bisects
+// between the last success and the first failure, and gives back `margin` of what it found
+// (Lightning's 5%). Doubling stops at the first size that covers the training set (Lightning:
+// 20 samples → 32) and at `max_val`; unlike Lightning, which stops before trying max_val and
+// returns it untried, max_val is tried, so the result is always a size that ran. The weights
+// are put back after.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -117,9 +117,10 @@ std::optional<LRFinder> lr_find(Trainer& trainer, Module& module, const TuningDa
 
   auto recorder = std::make_shared<RangeTestRecorder>(finder, options.early_stop_threshold);
   TrainerOptions trial = trial_options(trainer.options(), {recorder});
+  // As Lightning's __lr_finder_reset_params: the rest of the user's loop settings bound the
+  // search too (max_epochs, limit_train_batches), and validation runs where the user's would.
   trial.max_steps = options.num_training;
-  trial.limit_val_batches = 0;
-  trial.num_sanity_val_steps = 0;
+  trial.limit_val_batches = options.num_training;
   {
     ModuleSnapshot snapshot(module);
     RngIsolation isolated_rng;

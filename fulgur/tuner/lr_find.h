@@ -1,8 +1,10 @@
 #pragma once
-// Lightning's learning-rate range test: trains `num_training` optimizer steps from min_lr to
-// max_lr (no validation), records each step's rate and smoothed loss, stops early when the
-// loss diverges, then puts the weights back and (update_attr) writes the suggestion into the
-// Module's hparams, which configure_optimizers reads.
+// Lightning's learning-rate range test: trains up to `num_training` optimizer steps from min_lr
+// to max_lr within the user's loop limits (max_epochs, limit_train_batches; validation, of at
+// most num_training batches, where the user's settings put it), records each step's rate and
+// smoothed loss, stops early when the loss diverges, then puts the weights back and
+// (update_attr) writes the suggestion into the Module's hparams, which configure_optimizers
+// reads.
 #include <optional>
 
 #include "fulgur/tuner/lr_finder.h"

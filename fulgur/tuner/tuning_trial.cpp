@@ -31,14 +31,10 @@ TrainerOptions trial_options(const TrainerOptions& user,
   o.enable_checkpointing = false;
   o.enable_progress_bar = false;
   o.enable_model_summary = false;
-  o.max_time.reset();
-  o.min_epochs.reset();
-  o.min_steps.reset();
-  o.seed.reset();  // seeding again would change the user's random streams
-  o.max_epochs = -1;
-  o.limit_train_batches = 1.0;
-  o.val_check_interval = 1.0;
-  o.check_val_every_n_epoch = 1;
+  o.max_time.reset();  // the Timer is a callback, and a search's callbacks are its own
+  o.seed.reset();      // seeding again would change the user's random streams
+  // Lightning searches from on_fit_start (or the Tuner, before fit), so before the sanity check.
+  o.num_sanity_val_steps = 0;
   return o;
 }
 

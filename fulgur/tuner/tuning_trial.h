@@ -33,8 +33,10 @@ struct TuningData {
 // `what` names the search ("The learning rate finder").
 void check_tunable(const Trainer& trainer, const std::string& what);
 
-// `user` with the side effects off, the seed and time limit dropped, no minimums, and
-// `callbacks` as the only callbacks.
+// `user` with the side effects off, the seed and time limit dropped, no sanity check, and
+// `callbacks` as the only callbacks. The loop limits stay the user's (max_epochs,
+// limit_train_batches, val_check_interval, the minimums), as Lightning's searches run the
+// user's own fit loop; each search then sets the few it needs.
 TrainerOptions trial_options(const TrainerOptions& user,
                              std::vector<std::shared_ptr<Callback>> callbacks);
 

@@ -100,21 +100,33 @@ TEST_F(BatchSizeFinderTest, MaxValBoundsTheSizesTried) {
   EXPECT_THROW(scale(module, {.margin = 1.0}, found), ConfigError);
 }
 
-TEST_F(BatchSizeFinderTest, ValidationAtTheSameSizeCountsToo) {
+// As Lightning, a trial validates only where the fit would within its steps: not here (an
+// epoch is longer than 3 steps), so validation's smaller limit does not bound the search.
+TEST_F(BatchSizeFinderTest, TrialsValidateOnlyWhereTheFitWould) {
   TunableModule module({.train_samples = 1000, .train_memory_limit = 40, .val_memory_limit = 20});
   module.save_hyperparameters({{"batch_size", int64_t{2}}});
   std::optional<int64_t> found;
   scale(module, {}, found);
-  EXPECT_EQ(found, 16);
+  EXPECT_EQ(found, 32);
+  // 40 samples: at 16 an epoch is 3 batches, so the trial's epoch ends and validates (at most
+  // steps_per_trial batches), and 16 fails there.
+  TunableModule short_epochs({.train_samples = 40, .val_memory_limit = 8});
+  short_epochs.save_hyperparameters({{"batch_size", int64_t{2}}});
+  scale(short_epochs, {}, found);
+  EXPECT_EQ(found, 8);
 }
 
-TEST_F(BatchSizeFinderTest, SizeNeverExceedsTheTrainingSet) {
+// Lightning's _adjust_batch_size: doubling goes on until a size covers the training set, which
+// ends the search at that size (a larger one would run the same single batch).
+TEST_F(BatchSizeFinderTest, DoublingStopsAtTheFirstSizeCoveringTheTrainingSet) {
   TunableModule module({.train_samples = 20});
   module.save_hyperparameters({{"batch_size", int64_t{2}}});
   std::optional<int64_t> found;
   const std::string out = scale(module, {}, found);
-  EXPECT_EQ(found, 20);
-  EXPECT_THAT(out, HasSubstr("Batch size 16 succeeded, trying batch size 20\n"));
+  EXPECT_EQ(found, 32);
+  EXPECT_THAT(out, HasSubstr("Batch size 16 succeeded, trying batch size 32\n"
+                             "The batch size 32 is greater or equal than the length of your "
+                             "dataset: 20.\n"));
 }
 
 TEST_F(BatchSizeFinderTest, MaxTrialsBoundsTheSearch) {
@@ -135,10 +147,9 @@ TEST_F(BatchSizeFinderTest, EachTrialRunsStepsPerTrialBatchesAtItsSize) {
   module.save_hyperparameters({{"batch_size", int64_t{2}}});
   std::optional<int64_t> found;
   scale(module, {.steps_per_trial = 2}, found);
-  // Validation (2 batches, as the sanity check) then training (2 steps) at 2, 4 and 8; 16
-  // validates, then fails at its first training step.
-  EXPECT_EQ(module.batch_sizes_seen,
-            (std::vector<int64_t>{2, 2, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8, 16, 16, 16}));
+  // Two training steps at 2, 4 and 8 and no validation (as Lightning: no sanity check inside
+  // a search); 16 fails at its first step.
+  EXPECT_EQ(module.batch_sizes_seen, (std::vector<int64_t>{2, 2, 4, 4, 8, 8, 16}));
 }
 
 class SizedDataModule : public DataModule {

@@ -153,7 +153,9 @@ TEST_F(LRFinderTest, TunerRecordsEveryStepSetsTheHparamAndRestoresTheWeights) {
 
 TEST_F(LRFinderTest, DivergingLossStopsTheSearchEarly) {
   TunableModule module;
-  Trainer trainer(options());
+  auto o = options();
+  o.max_epochs = 2;  // room for all 60 steps: only the divergence stops the search
+  Trainer trainer(o);
   ::testing::internal::CaptureStdout();
   auto finder = Tuner(trainer).lr_find(
       module, module.train_loader_of(8), nullptr,
@@ -168,6 +170,37 @@ TEST_F(LRFinderTest, DivergingLossStopsTheSearchEarly) {
   const double best = *std::min_element(loss.begin(), loss.end() - 1);
   EXPECT_GT(loss.back(), 4.0 * best);
   EXPECT_FALSE(module.hparams().contains("lr"));
+}
+
+// As Lightning's, the search runs the user's loop settings: max_epochs and limit_train_batches
+// bound it, and validation runs where the fit's would.
+TEST_F(LRFinderTest, TheSearchKeepsTheTrainersLoopLimitsAndValidation) {
+  TunableModule module;  // 256 training and 64 validation samples
+  module.save_hyperparameters({{"lr", 0.5}, {"batch_size", int64_t{8}}});
+  Trainer trainer(options());  // max_epochs = 1: 32 batches
+  ::testing::internal::CaptureStdout();
+  auto finder = Tuner(trainer).lr_find(module, nullptr, nullptr, {.num_training = 100});
+  std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(finder);
+  EXPECT_EQ(finder->results().lr.size(), 32u);
+  EXPECT_THAT(out, HasSubstr("LR finder stopped early after 32 steps due to diverging loss."));
+  // 32 training batches, then the epoch's validation: 64 samples in batches of 8.
+  EXPECT_EQ(module.batch_sizes_seen.size(), 32u + 8u);
+
+  TunableModule limited;
+  limited.save_hyperparameters({{"lr", 0.5}, {"batch_size", int64_t{8}}});
+  auto o = options();
+  o.max_epochs = 2;
+  o.limit_train_batches = int64_t{5};
+  Trainer short_epochs(o);
+  ::testing::internal::CaptureStdout();
+  finder = Tuner(short_epochs).lr_find(limited, nullptr, nullptr, {.num_training = 100});
+  out = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(finder);
+  EXPECT_EQ(finder->results().lr.size(), 10u);
+  // Too few points for a suggestion (10 skipped at the start, 1 at the end): lr stays.
+  EXPECT_FALSE(finder->suggestion());
+  EXPECT_DOUBLE_EQ(std::get<double>(limited.hparams().at("lr")), 0.5);
 }
 
 TEST_F(LRFinderTest, FitAfterASearchWithoutUpdateEqualsAFitWithoutSearch) {
