@@ -36,6 +36,16 @@ std::optional<double> momentum_of(const torch::optim::OptimizerOptions& options)
   return std::nullopt;
 }
 
+bool has_momentum_default(const torch::optim::OptimizerOptions& options) {
+  return dynamic_cast<const torch::optim::SGDOptions*>(&options) != nullptr ||
+         dynamic_cast<const torch::optim::RMSpropOptions*>(&options) != nullptr;
+}
+
+bool has_betas_default(const torch::optim::OptimizerOptions& options) {
+  return dynamic_cast<const torch::optim::AdamOptions*>(&options) != nullptr ||
+         dynamic_cast<const torch::optim::AdamWOptions*>(&options) != nullptr;
+}
+
 std::optional<double> weight_decay_of(const torch::optim::OptimizerOptions& options) {
   if (auto* o = dynamic_cast<const torch::optim::SGDOptions*>(&options)) return o->weight_decay();
   if (auto* o = dynamic_cast<const torch::optim::RMSpropOptions*>(&options)) {
@@ -55,17 +65,18 @@ LearningRateMonitor::LearningRateMonitor(LearningRateMonitorOptions options)
     : options_(std::move(options)) {
   if (options_.logging_interval && *options_.logging_interval != "step" &&
       *options_.logging_interval != "epoch") {
-    throw ConfigError("LearningRateMonitor(logging_interval=\"" + *options_.logging_interval +
-                      "\") is not valid; choose \"step\", \"epoch\" or leave it unset");
+    throw ConfigError("logging_interval should be `step` or `epoch` or `None` (unset), got \"" +
+                      *options_.logging_interval + "\"");
   }
 }
 
 void LearningRateMonitor::on_train_start(Trainer& trainer, Module&) {
   if (trainer.loggers().empty()) {
     throw MisconfigurationError(
-        "Cannot use the LearningRateMonitor callback with a Trainer that has no logger.");
+        "Cannot use `LearningRateMonitor` callback with `Trainer` that has no logger.");
   }
   tracked_.clear();
+  lrs_.clear();
   // Lightning's naming: schedulers first (in their order), then optimizers without one; an
   // unnamed optimizer's class counts towards the "-N" suffix of later ones of that class.
   std::map<std::string, int> seen_classes;
@@ -87,14 +98,24 @@ void LearningRateMonitor::on_train_start(Trainer& trainer, Module&) {
     auto& inner = optimizer->optimizer();
     if (std::find(scheduled.begin(), scheduled.end(), &inner) == scheduled.end()) add(inner, "", "");
   }
+  // Lightning's check, on the optimizers with a scheduler when there are any: some lack
+  // torch.optim's "momentum" default (SGD, RMSprop) and some lack "betas" (Adam, AdamW).
   if (options_.log_momentum) {
-    for (const auto& t : tracked_) {
-      if (!momentum_of(t.optimizer->defaults())) {
-        warn("LearningRateMonitor(log_momentum=true), but some optimizers have no momentum; "
-             "their momentum is logged as 0");
-        break;
-      }
+    std::vector<const torch::optim::Optimizer*> checked(scheduled.begin(), scheduled.end());
+    if (checked.empty()) {
+      for (const auto& optimizer : trainer.optimizers()) checked.push_back(&optimizer->optimizer());
     }
+    auto some_lack = [&](bool (*has)(const torch::optim::OptimizerOptions&)) {
+      return std::any_of(checked.begin(), checked.end(),
+                         [&](const auto* o) { return !has(o->defaults()); });
+    };
+    if (some_lack(has_momentum_default) && some_lack(has_betas_default)) {
+      warn("You have set log_momentum=True, but some optimizers do not have momentum. This will "
+           "log a value 0 for the momentum.");
+    }
+  }
+  for (const auto& name : names()) {
+    if (!name.ends_with("-momentum") && !name.ends_with("-weight_decay")) lrs_[name];
   }
 }
 
@@ -140,6 +161,7 @@ void LearningRateMonitor::write(Trainer& trainer, const std::string& moment) {
       const auto& options = groups[i].options();
       const auto& name = names[i];
       stats[name] = options.get_lr();
+      lrs_[name].push_back(options.get_lr());
       if (options_.log_momentum) stats[name + "-momentum"] = momentum_of(options).value_or(0.0);
       if (options_.log_weight_decay) {
         stats[name + "-weight_decay"] = weight_decay_of(options).value_or(0.0);

@@ -8,6 +8,7 @@
 // every `log_every_n_steps`; of an epoch-interval one at the start of each epoch; optimizers
 // without a scheduler at both. `logging_interval` "step" or "epoch" writes everything at that
 // one moment.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ class LearningRateMonitor : public Callback {
 
   // Every name this monitor writes, in order (known after on_train_start).
   std::vector<std::string> names() const;
+  // Lightning's `lrs`: every learning rate written, per name, in order (reset at train start).
+  const std::map<std::string, std::vector<double>>& lrs() const { return lrs_; }
 
  private:
   // One optimizer, written under `base` ("lr-SGD"), or "<base>/pgN" per group when it has several.
@@ -51,6 +54,7 @@ class LearningRateMonitor : public Callback {
 
   LearningRateMonitorOptions options_;
   std::vector<Tracked> tracked_;
+  std::map<std::string, std::vector<double>> lrs_;
 };
 
 }  // namespace fulgur

@@ -47,6 +47,8 @@ struct Fitted {
   std::vector<Row> rows;
   std::vector<std::string> names;
   Metrics callback_metrics;
+  std::map<std::string, std::vector<double>> lrs;
+  std::string warnings;
 };
 
 Fitted fit(Module& module, LearningRateMonitorOptions options, int64_t max_epochs,
@@ -62,8 +64,10 @@ Fitted fit(Module& module, LearningRateMonitorOptions options, int64_t max_epoch
   o.enable_progress_bar = false;
   o.enable_model_summary = false;
   Trainer trainer(o);
+  ::testing::internal::CaptureStderr();
   trainer.fit(module);
-  return {logger->rows, monitor->names(), trainer.callback_metrics()};
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  return {logger->rows, monitor->names(), trainer.callback_metrics(), monitor->lrs(), warnings};
 }
 
 TEST(LearningRateMonitor, EpochIntervalRatesPerParamGroupAtEachEpochStart) {
@@ -76,6 +80,9 @@ TEST(LearningRateMonitor, EpochIntervalRatesPerParamGroupAtEachEpochStart) {
                                            {4, {{"lr-SGD/pg1", 0.05}, {"lr-SGD/pg2", 0.1}}},
                                            {8, {{"lr-SGD/pg1", 0.025}, {"lr-SGD/pg2", 0.05}}}}));
   EXPECT_DOUBLE_EQ(fitted.callback_metrics.at("lr-SGD/pg1"), 0.025);
+  // Lightning's `lrs`: every rate written, per name.
+  EXPECT_EQ(fitted.lrs, (std::map<std::string, std::vector<double>>{
+                            {"lr-SGD/pg1", {0.1, 0.05, 0.025}}, {"lr-SGD/pg2", {0.2, 0.1, 0.05}}}));
 }
 
 TEST(LearningRateMonitor, StepIntervalRatesEveryLogEveryNSteps) {
@@ -120,6 +127,54 @@ TEST(LearningRateMonitor, AnOptimizerWithoutSchedulerIsWrittenAtEveryMoment) {
   }
 }
 
+// Lightning warns when some optimizers lack torch.optim's "momentum" default and some lack
+// "betas": SGD or Adam alone have one of them, SGD with Adam, or Adagrad, do not.
+TEST(LearningRateMonitor, LogMomentumWarnsAsLightning) {
+  const std::string warning =
+      "You have set log_momentum=True, but some optimizers do not have momentum. This will log a "
+      "value 0 for the momentum.";
+  class Optimizers : public RecordingModule {
+   public:
+    Optimizers(Calls& calls, std::vector<std::string> kinds)
+        : RecordingModule(calls, 4, 0), kinds_(std::move(kinds)) {
+      if (kinds_.size() > 1) set_automatic_optimization(false);
+    }
+    torch::Tensor training_step(Batch& batch, int64_t idx) override {
+      if (automatic_optimization()) return RecordingModule::training_step(batch, idx);
+      for (auto& o : optimizers()) {
+        o->zero_grad();
+        manual_backward(RecordingModule::training_step(batch, idx));
+        o->step();
+      }
+      return {};
+    }
+    OptimizerConfig configure_optimizers() override {
+      std::vector<std::shared_ptr<torch::optim::Optimizer>> out;
+      for (const auto& kind : kinds_) {
+        if (kind == "SGD") {
+          out.push_back(std::make_shared<torch::optim::SGD>(parameters(), torch::optim::SGDOptions(0.1)));
+        } else if (kind == "Adam") {
+          out.push_back(std::make_shared<torch::optim::Adam>(parameters()));
+        } else {
+          out.push_back(std::make_shared<torch::optim::Adagrad>(parameters()));
+        }
+      }
+      return OptimizerConfig(out);
+    }
+
+   private:
+    std::vector<std::string> kinds_;
+  };
+  for (const auto& [kinds, warns] : std::vector<std::pair<std::vector<std::string>, bool>>{
+           {{"SGD"}, false}, {{"Adam"}, false}, {{"Adagrad"}, true}, {{"SGD", "Adam"}, true}}) {
+    Calls calls;
+    Optimizers module(calls, kinds);
+    const auto fitted = fit(module, {.log_momentum = true}, 1);
+    EXPECT_EQ(fitted.warnings.find(warning) != std::string::npos, warns)
+        << kinds.front() << " x" << kinds.size() << ": " << fitted.warnings;
+  }
+}
+
 TEST(LearningRateMonitor, ANamedIntervalWritesEverythingAtThatMomentOnly) {
   Calls calls;
   TwoGroups module(calls, "step");
@@ -134,8 +189,8 @@ TEST(LearningRateMonitor, Errors) {
     LearningRateMonitor({.logging_interval = "batch"});
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "LearningRateMonitor(logging_interval=\"batch\") is not valid; choose "
-                           "\"step\", \"epoch\" or leave it unset");
+    EXPECT_STREQ(e.what(),
+                 "logging_interval should be `step` or `epoch` or `None` (unset), got \"batch\"");
   }
   Calls calls;
   TwoGroups module(calls, "epoch");
@@ -147,7 +202,7 @@ TEST(LearningRateMonitor, Errors) {
     FAIL() << "expected MisconfigurationError";
   } catch (const MisconfigurationError& e) {
     EXPECT_STREQ(e.what(),
-                 "Cannot use the LearningRateMonitor callback with a Trainer that has no logger.");
+                 "Cannot use `LearningRateMonitor` callback with `Trainer` that has no logger.");
   }
 }
 
