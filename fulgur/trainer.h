@@ -57,9 +57,11 @@ class Trainer {
   Trainer& operator=(const Trainer&) = delete;
 
   // ---- entry points (Lightning's signatures; loaders override the DataModule's) ----
-  // ckpt_path: resume from this checkpoint: a path, "last" (the newest last*.ckpt in the
-  // ModelCheckpoint's directory, or hpc_ckpt_*.ckpt in default_root_dir; none: a warning and a
-  // fresh start), "hpc" (the newest hpc_ckpt_*.ckpt) or "best" (of a fit in this process).
+  // ckpt_path: resume from this checkpoint (fulgur's, or one Python Lightning wrote): a path,
+  // "last" (the newest last*.ckpt of every ModelCheckpoint, an OnExceptionCheckpoint's file or
+  // hpc_ckpt_*.ckpt in default_root_dir; none: a warning and a fresh start), "hpc" (the
+  // hpc_ckpt_N.ckpt with the largest N) or "best" (of a fit in this process). Unset: "hpc" under
+  // SLURM when there is one, "last" with an OnExceptionCheckpoint.
   void fit(Module& module, DataModule& datamodule, std::optional<std::string> ckpt_path = {});
   void fit(Module& module, std::shared_ptr<DataLoader> train_dataloader = nullptr,
            std::shared_ptr<DataLoader> val_dataloader = nullptr,

@@ -34,9 +34,6 @@ struct Item {
   static Item of(c10::IValue v) { return {Kind::kValue, std::move(v), {}}; }
 };
 
-Dict empty_dict() { return Dict(c10::AnyType::get(), c10::AnyType::get()); }
-List empty_list() { return List(c10::AnyType::get()); }
-
 // The dtype of a storage class named in a tensor's persistent id ("torch.FloatStorage").
 c10::ScalarType storage_dtype(const std::string& name) {
   static const std::map<std::string, c10::ScalarType> kTypes = {
@@ -70,16 +67,88 @@ class Unpickler {
       : data_(data), size_(size), archive_(archive) {}
 
   c10::IValue run() {
-    while (true) {
-      const uint8_t op = byte();
-      if (op == '.') {  // STOP
-        return value(pop());
+    try {
+      while (true) {
+        const uint8_t op = byte();
+        if (op == '.') {  // STOP
+          c10::IValue result = value(pop());
+          check_acyclic(result);
+          return result;
+        }
+        step(op);
       }
-      step(op);
+    } catch (...) {
+      // Containers that hold each other (a pickle may build cycles through its memo) would
+      // never be freed: empty every container made before failing.
+      for (auto& c : containers_) {
+        if (c.isGenericDict()) c.toGenericDict().clear();
+        if (c.isList()) c.toList().clear();
+      }
+      throw;
     }
   }
 
  private:
+  // Every mutable container is made here, so a failure can empty them all.
+  Dict new_dict() {
+    Dict d(c10::AnyType::get(), c10::AnyType::get());
+    containers_.emplace_back(d);
+    return d;
+  }
+  List new_list() {
+    List l(c10::AnyType::get());
+    containers_.emplace_back(l);
+    return l;
+  }
+
+  // A checkpoint is a tree: a container reached again while inside itself is refused.
+  void check_acyclic(const c10::IValue& root) {
+    auto is_container = [](const c10::IValue& v) {
+      return v.isGenericDict() || v.isList() || v.isTuple();
+    };
+    auto children_of = [](const c10::IValue& v) {
+      std::vector<c10::IValue> out;
+      if (v.isGenericDict()) {
+        for (const auto& e : v.toGenericDict()) {
+          out.push_back(e.key());
+          out.push_back(e.value());
+        }
+      } else if (v.isList()) {
+        for (const c10::IValue e : v.toList()) out.push_back(e);
+      } else {
+        for (const auto& e : v.toTupleRef().elements()) out.push_back(e);
+      }
+      return out;
+    };
+    struct Frame {
+      const void* id;
+      std::vector<c10::IValue> children;
+      size_t next = 0;
+    };
+    std::unordered_map<const void*, bool> open;  // false once fully walked
+    std::vector<Frame> path;
+    auto enter = [&](const c10::IValue& v) {
+      if (!is_container(v)) return;
+      const void* id = v.internalToPointer();
+      const auto [it, fresh] = open.emplace(id, true);
+      if (!fresh) {
+        if (it->second) fail("holds a container that contains itself");
+        return;
+      }
+      path.push_back({id, children_of(v)});
+    };
+    enter(root);
+    while (!path.empty()) {
+      if (path.back().next < path.back().children.size()) {
+        const c10::IValue child = path.back().children[path.back().next++];
+        enter(child);
+      } else {
+        open[path.back().id] = false;
+        path.pop_back();
+      }
+    }
+  }
+
   // ---- reading the stream
   uint8_t byte() {
     if (pos_ >= size_) fail("ends before its STOP opcode");
@@ -161,6 +230,13 @@ class Unpickler {
     if (!t.value.isList()) fail("appends to something that is not a list");
     return t.value.toList();
   }
+  // DICT and SETITEMS: key, value, key, value, ...
+  void set_items(Dict d, const std::vector<Item>& items) {
+    if (items.size() % 2 != 0) fail("sets dict items from an odd number of values");
+    for (size_t i = 0; i < items.size(); i += 2) {
+      d.insert_or_assign(value(items[i]), value(items[i + 1]));
+    }
+  }
   void memo_put(uint64_t index) { memo_[index] = top(); }
   void memo_get(uint64_t index) {
     const auto it = memo_.find(index);
@@ -213,14 +289,11 @@ class Unpickler {
       case 0x8c: case 'U': case 'C': push(c10::IValue(text(unsigned_le(1)))); break;
       case 'X': case 'T': case 'B': push(c10::IValue(text(unsigned_le(4)))); break;
       case 0x8d: case 0x8e: push(c10::IValue(text(unsigned_le(8)))); break;
-      case '}': push(c10::IValue(empty_dict())); break;
+      case '}': push(c10::IValue(new_dict())); break;
       case 'd': {
         const auto items = pop_mark();
-        if (items.size() % 2 != 0) fail("builds a dict from an odd number of values");
-        Dict d = empty_dict();
-        for (size_t i = 0; i < items.size(); i += 2) {
-          d.insert_or_assign(value(items[i]), value(items[i + 1]));
-        }
+        Dict d = new_dict();
+        set_items(d, items);
         push(c10::IValue(d));
         break;
       }
@@ -232,16 +305,12 @@ class Unpickler {
       }
       case 'u': {
         const auto items = pop_mark();
-        if (items.size() % 2 != 0) fail("sets items from an odd number of values");
-        Dict d = dict_at_top();
-        for (size_t i = 0; i < items.size(); i += 2) {
-          d.insert_or_assign(value(items[i]), value(items[i + 1]));
-        }
+        set_items(dict_at_top(), items);
         break;
       }
-      case ']': case 0x8f: push(c10::IValue(empty_list())); break;  // lists and sets
+      case ']': case 0x8f: push(c10::IValue(new_list())); break;  // lists and sets
       case 'l': case 0x91: {                                         // LIST, FROZENSET
-        List l = empty_list();
+        List l = new_list();
         for (auto& v : values(pop_mark())) l.push_back(std::move(v));
         push(c10::IValue(l));
         break;
@@ -299,7 +368,7 @@ class Unpickler {
         pop();                  // args
         const Item cls = pop();
         if (cls.kind != Item::Kind::kGlobal) fail("makes an instance of something not a class");
-        push(Item{Item::Kind::kInstance, c10::IValue(empty_dict()), {}});
+        push(Item{Item::Kind::kInstance, c10::IValue(new_dict()), {}});
         break;
       }
       case 'b': {  // BUILD: an instance's attributes; anything else keeps no state here
@@ -343,7 +412,7 @@ class Unpickler {
       return call(args[0].toStringRef(), args[2].toTupleRef().elements().vec());
     }
     if (name == "collections.OrderedDict" || name == "builtins.dict") {
-      Dict d = empty_dict();
+      Dict d = new_dict();
       if (!args.empty() && args[0].isList()) {
         for (const auto& pair : args[0].toList()) {
           const c10::IValue p = pair;
@@ -356,7 +425,7 @@ class Unpickler {
       return c10::IValue(d);
     }
     if (name == "builtins.set" || name == "builtins.frozenset" || name == "torch.Size") {
-      return args.empty() ? c10::IValue(empty_list()) : args[0];
+      return args.empty() ? c10::IValue(new_list()) : args[0];
     }
     if (name == "_codecs.encode" && !args.empty() && args[0].isString()) return args[0];
     if (name == "torch.device" && !args.empty() && args[0].isString()) {
@@ -430,6 +499,7 @@ class Unpickler {
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, Item> memo_;
   std::unordered_map<std::string, at::Tensor> storages_;
+  std::vector<c10::IValue> containers_;
 };
 
 }  // namespace

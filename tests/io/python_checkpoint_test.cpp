@@ -173,5 +173,14 @@ d = {'state_dict': m.state_dict(), 'list': [1], 'one': {'k': (1, 2.5, None)}, 'b
   EXPECT_GT(refused, 1000);
 }
 
+// A pickle can make a list that holds itself (through its memo); a checkpoint never does.
+TEST_F(PythonCheckpointTest, ACycleIsRefused) {
+  const auto file = save_in_python("cycle.pt", R"(
+inner = []
+inner.append(inner)
+d = {'x': inner})");
+  EXPECT_THAT(load_error(file), HasSubstr("its pickle holds a container that contains itself"));
+}
+
 }  // namespace
 }  // namespace fulgur

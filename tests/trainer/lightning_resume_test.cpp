@@ -76,8 +76,12 @@ class LightningResume : public ::testing::Test {
     expected_ = TorchCheckpointIO().load_checkpoint(dir_ + "/expected.pt");
   }
 
-  // Resumes from `file` until step 12, as the script's run; returns what reached stderr.
-  std::string resume(Net& net, const std::string& file) {
+  // Resumes from `file`, written after `first_step` steps, until step 12 as the script's run,
+  // and expects the first batch run to be `first` (epoch, batch_idx), then Python's losses,
+  // weights and learning rate, logged at Lightning's steps. Returns what reached stderr.
+  std::string resume(const std::string& file, std::pair<int64_t, int64_t> first,
+                     int64_t first_step) {
+    Net net;
     const auto x = expected_.at("x").toTensor(), y = expected_.at("y").toTensor();
     auto loader = std::make_shared<DataLoader>(std::make_shared<TensorDataset>(x, y),
                                                DataLoaderOptions{.batch_size = 4});
@@ -89,19 +93,14 @@ class LightningResume : public ::testing::Test {
     trainer.fit(net, loader, nullptr, dir_ + "/" + file);
     const std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_EQ(trainer.global_step(), 12);
-    logged_steps_.clear();
-    for (const auto& row : logger->rows) {
-      if (row.second.count("train_loss") != 0) logged_steps_.push_back(row.first);
-    }
-    return err;
-  }
-  // The losses of the steps after `first_step` and the final weights and lr, against Python's.
-  void expect_python_run(const Net& net, int64_t first_step) {
+    EXPECT_FALSE(net.batches.empty());
+    if (!net.batches.empty()) EXPECT_EQ(net.batches.front(), first);
+
     const auto losses = expected_.at("losses").toTensor();
-    ASSERT_EQ(static_cast<int64_t>(net.losses.size()), 12 - first_step);
-    for (size_t i = 0; i < net.losses.size(); ++i) {
-      EXPECT_NEAR(net.losses[i], losses[first_step + static_cast<int64_t>(i)].item<double>(), 1e-5)
-          << "step " << first_step + static_cast<int64_t>(i) + 1;
+    EXPECT_EQ(static_cast<int64_t>(net.losses.size()), 12 - first_step);
+    for (size_t i = 0; i < net.losses.size() && first_step + static_cast<int64_t>(i) < 12; ++i) {
+      const int64_t step = first_step + static_cast<int64_t>(i);
+      EXPECT_NEAR(net.losses[i], losses[step].item<double>(), 1e-5) << "step " << step + 1;
     }
     const auto params = expected_.at("params").toGenericDict();
     for (const auto& p : net.named_parameters()) {
@@ -109,31 +108,29 @@ class LightningResume : public ::testing::Test {
     }
     EXPECT_DOUBLE_EQ(net.lr, expected_.at("lr").toDouble());
     // Logged at Lightning's steps: the batch of global step s at s - 1.
-    std::vector<int64_t> steps(12 - first_step);
+    std::vector<int64_t> logged, steps(12 - first_step);
+    for (const auto& row : logger->rows) {
+      if (row.second.count("train_loss") != 0) logged.push_back(row.first);
+    }
     std::iota(steps.begin(), steps.end(), first_step);
-    EXPECT_EQ(logged_steps_, steps);
+    EXPECT_EQ(logged, steps);
+    return err;
   }
 
   static std::string dir_;
   static std::string script_output_;
   static int script_status_;
   CheckpointDict expected_ = make_checkpoint_dict();
-  std::vector<int64_t> logged_steps_;
 };
 
 std::string LightningResume::dir_;
 std::string LightningResume::script_output_;
 int LightningResume::script_status_ = -1;
 
+// The counters say two batches of epoch 1 ran: the unshuffled loader continues at the third.
 TEST_F(LightningResume, MidEpochContinuesWithTheNextBatchAndWarnsAsLightning) {
-  Net net;
-  const std::string err = resume(net, "step=6.ckpt");
+  const std::string err = resume("step=6.ckpt", {1, 2}, 6);
   EXPECT_THAT(err, HasSubstr(kNotResumable));
-  // The counters say two batches of epoch 1 ran: the unshuffled loader continues at the third.
-  ASSERT_FALSE(net.batches.empty());
-  EXPECT_EQ(net.batches.front(), (std::pair<int64_t, int64_t>{1, 2}));
-  EXPECT_EQ(net.batches.back(), (std::pair<int64_t, int64_t>{2, 3}));
-  expect_python_run(net, 6);
   // Both ModelCheckpoints' states were read; neither is configured here.
   EXPECT_THAT(err, HasSubstr("Please add the following callbacks: [ModelCheckpoint{'monitor': "
                              "None, 'mode': 'min', 'every_n_train_steps': 0, 'every_n_epochs': 1, "
@@ -142,28 +139,16 @@ TEST_F(LightningResume, MidEpochContinuesWithTheNextBatchAndWarnsAsLightning) {
                              "'train_time_interval': None}]"));
 }
 
+TEST_F(LightningResume, EarlyInTheFirstEpoch) {
+  EXPECT_THAT(resume("step=2.ckpt", {0, 2}, 2), HasSubstr(kNotResumable));
+}
+
 TEST_F(LightningResume, AfterTheLastBatchOfAnEpochTheNextEpochFollows) {
-  Net net;
-  EXPECT_THAT(resume(net, "step=4.ckpt"), Not(HasSubstr(kNotResumable)));
-  ASSERT_FALSE(net.batches.empty());
-  EXPECT_EQ(net.batches.front(), (std::pair<int64_t, int64_t>{1, 0}));
-  expect_python_run(net, 4);
+  EXPECT_THAT(resume("step=4.ckpt", {1, 0}, 4), Not(HasSubstr(kNotResumable)));
 }
 
 TEST_F(LightningResume, FromAnEpochEndCheckpoint) {
-  Net net;
-  EXPECT_THAT(resume(net, "epoch=0.ckpt"), Not(HasSubstr(kNotResumable)));
-  ASSERT_FALSE(net.batches.empty());
-  EXPECT_EQ(net.batches.front(), (std::pair<int64_t, int64_t>{1, 0}));
-  expect_python_run(net, 4);
-}
-
-TEST_F(LightningResume, EarlyInTheFirstEpoch) {
-  Net net;
-  EXPECT_THAT(resume(net, "step=2.ckpt"), HasSubstr(kNotResumable));
-  ASSERT_FALSE(net.batches.empty());
-  EXPECT_EQ(net.batches.front(), (std::pair<int64_t, int64_t>{0, 2}));
-  expect_python_run(net, 2);
+  EXPECT_THAT(resume("epoch=0.ckpt", {1, 0}, 4), Not(HasSubstr(kNotResumable)));
 }
 
 }  // namespace
