@@ -13,7 +13,7 @@ void BatchSizeFinder::on_fit_start(Trainer& trainer, Module& module) {
                                          {.datamodule = trainer.datamodule(),
                                           .train_dataloader = trainer.given_train_dataloader(),
                                           .val_dataloader = trainer.given_val_dataloader()},
-                                         options_);
+                                         options_, TrainerFn::Fitting);
 }
 
 }  // namespace fulgur

@@ -1,7 +1,8 @@
 #pragma once
 // BatchSizeFinder: Lightning's callback form of the tuner's batch-size scaling. At fit start it
 // runs the search (see tuner/batch_size_scaling.h) and writes the size found into the
-// hyperparameter the data hooks read; the fit then asks the hooks for its loaders.
+// hyperparameter the data hooks read; the fit then asks the hooks for its loaders. (Lightning's
+// callback also searches at validate/test/predict start; here the Tuner's `method` does that.)
 #include <optional>
 
 #include "fulgur/callbacks/callback.h"

@@ -15,6 +15,7 @@ class PredictionLoop {
  public:
   explicit PredictionLoop(Trainer& trainer) : trainer_(trainer) {}
   void set_dataloader(std::shared_ptr<DataLoader> loader) { loader_ = std::move(loader); }
+  const std::shared_ptr<DataLoader>& dataloader() const { return loader_; }
   // Keeps (and returns) what each predict_step returned when `keep_predictions`.
   std::vector<torch::Tensor> run(int64_t max_batches, bool keep_predictions = true);
   // What predict_step returned for each batch so far (the run's result, as Lightning's

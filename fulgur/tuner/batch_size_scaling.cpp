@@ -39,21 +39,30 @@ namespace {
 class Search {
  public:
   Search(Trainer& trainer, Module& module, const TuningData& data,
-         const BatchSizeFinderOptions& options)
-      : module_(module), data_(data), options_(options) {
-    // As Lightning's __scale_batch_reset_params: validation runs only where the user's would
-    // within the trial's steps (an epoch shorter than them, an integer val_check_interval).
+         const BatchSizeFinderOptions& options, TrainerFn stage)
+      : module_(module), data_(data), options_(options), stage_(stage) {
+    // As Lightning's __scale_batch_reset_params: a fit trial validates only where the user's
+    // fit would within its steps (an epoch shorter than them, an integer val_check_interval);
+    // an evaluation trial runs steps_per_trial batches.
     trial_ = trial_options(trainer.options(), {});
-    trial_.max_steps = options.steps_per_trial;
-    trial_.limit_train_batches = 1.0;
-    trial_.limit_val_batches = options.steps_per_trial;
+    const BatchCount steps = options.steps_per_trial;
+    switch (stage) {
+      case TrainerFn::Fitting:
+        trial_.max_steps = options.steps_per_trial;
+        trial_.limit_train_batches = 1.0;
+        trial_.limit_val_batches = steps;
+        break;
+      case TrainerFn::Validating: trial_.limit_val_batches = steps; break;
+      case TrainerFn::Testing: trial_.limit_test_batches = steps; break;
+      case TrainerFn::Predicting: trial_.limit_predict_batches = steps; break;
+    }
   }
 
   // True when `size` ran its trial; false when it ran out of memory.
   bool fits(int64_t size) {
     set_hparam(module_, data_.datamodule, options_.batch_arg_name, size);
     try {
-      samples_ = fit_trial(trial_, module_, data_);
+      samples_ = evaluation_trial(trial_, module_, data_, stage_);
     } catch (const std::exception& error) {
       if (!is_oom_error(error)) throw;
       return false;
@@ -92,6 +101,7 @@ class Search {
   Module& module_;
   const TuningData& data_;
   const BatchSizeFinderOptions& options_;
+  TrainerFn stage_;
   TrainerOptions trial_;
   std::optional<int64_t> largest_fit_;
   int64_t samples_ = 0;  // the training set's size, from the last trial that ran
@@ -137,7 +147,7 @@ void run_binsearch(Search& search, const BatchSizeFinderOptions& o) {
 }  // namespace
 
 std::optional<int64_t> scale_batch_size(Trainer& trainer, Module& module, const TuningData& data,
-                                        const BatchSizeFinderOptions& options) {
+                                        const BatchSizeFinderOptions& options, TrainerFn stage) {
   if (trainer.options().fast_dev_run.batches > 0) {
     warn("Skipping batch size scaler since `fast_dev_run` is enabled.");
     return std::nullopt;
@@ -158,7 +168,7 @@ std::optional<int64_t> scale_batch_size(Trainer& trainer, Module& module, const 
         options.batch_arg_name));
   }
 
-  Search search(trainer, module, data, options);
+  Search search(trainer, module, data, options, stage);
   {
     ModuleSnapshot snapshot(module);
     RngIsolation isolated_rng;

@@ -19,6 +19,7 @@ namespace fulgur {
 
 class Module;
 class Trainer;
+enum class TrainerFn;
 
 struct BatchSizeFinderOptions {
   std::string mode = "power";  // or "binsearch"
@@ -37,8 +38,10 @@ void check_batch_size_finder_options(const BatchSizeFinderOptions& options);
 // fast_dev_run. Raises ConfigError for bad options or a distributed strategy,
 // MisconfigurationError for loaders passed to fit directly or a missing hyperparameter, and
 // Error when even the smallest size tried runs out of memory. Errors other than running out
-// of memory end the search and propagate.
+// of memory end the search and propagate. `stage` is the run sized (Lightning's `method`): fit
+// trials train steps_per_trial steps; validate, test and predict trials evaluate
+// steps_per_trial batches of that stage's loader.
 std::optional<int64_t> scale_batch_size(Trainer& trainer, Module& module, const TuningData& data,
-                                        const BatchSizeFinderOptions& options);
+                                        const BatchSizeFinderOptions& options, TrainerFn stage);
 
 }  // namespace fulgur

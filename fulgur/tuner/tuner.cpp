@@ -41,15 +41,17 @@ std::optional<LRFinder> Tuner::lr_find(Module& module, std::shared_ptr<DataLoade
 }
 
 std::optional<int64_t> Tuner::scale_batch_size(Module& module, DataModule& datamodule,
-                                               const BatchSizeFinderOptions& options) {
+                                               const BatchSizeFinderOptions& options,
+                                               TrainerFn method) {
   refuse_when_configured<BatchSizeFinder>(trainer_, "BatchSizeFinder");
-  return fulgur::scale_batch_size(trainer_, module, {.datamodule = &datamodule}, options);
+  return fulgur::scale_batch_size(trainer_, module, {.datamodule = &datamodule}, options, method);
 }
 
 std::optional<int64_t> Tuner::scale_batch_size(Module& module,
-                                               const BatchSizeFinderOptions& options) {
+                                               const BatchSizeFinderOptions& options,
+                                               TrainerFn method) {
   refuse_when_configured<BatchSizeFinder>(trainer_, "BatchSizeFinder");
-  return fulgur::scale_batch_size(trainer_, module, {}, options);
+  return fulgur::scale_batch_size(trainer_, module, {}, options, method);
 }
 
 }  // namespace fulgur

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "fulgur/trainer.h"
 #include "fulgur/tuner/batch_size_scaling.h"
 #include "fulgur/tuner/lr_finder.h"
 
@@ -34,10 +35,14 @@ class Tuner {
 
   // See batch_size_scaling.h: the data comes from the hooks, whose loaders read the size from
   // the hyperparameters. Raises ConfigError when the Trainer has a BatchSizeFinder callback.
+  // `method` (Lightning's): the run to size, TrainerFn::Validating, Testing or Predicting for
+  // the evaluation loaders (val_dataloader(), ...).
   std::optional<int64_t> scale_batch_size(Module& module, DataModule& datamodule,
-                                          const BatchSizeFinderOptions& options = {});
+                                          const BatchSizeFinderOptions& options = {},
+                                          TrainerFn method = TrainerFn::Fitting);
   std::optional<int64_t> scale_batch_size(Module& module,
-                                          const BatchSizeFinderOptions& options = {});
+                                          const BatchSizeFinderOptions& options = {},
+                                          TrainerFn method = TrainerFn::Fitting);
 
  private:
   Trainer& trainer_;

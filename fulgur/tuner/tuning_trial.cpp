@@ -7,7 +7,9 @@
 
 #include "fulgur/data/data_loader.h"
 #include "fulgur/errors.h"
+#include "fulgur/loops/evaluation_loop.h"
 #include "fulgur/loops/fit_loop.h"
+#include "fulgur/loops/prediction_loop.h"
 #include "fulgur/module.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
@@ -60,6 +62,35 @@ int64_t fit_trial(const TrainerOptions& options, Module& module, const TuningDat
   }
   rewind();
   const auto& used = trial.fit_loop().train_dataloader();
+  return used ? used->dataset_size() : 0;
+}
+
+int64_t evaluation_trial(const TrainerOptions& options, Module& module, const TuningData& data,
+                         TrainerFn stage) {
+  Trainer trial(options);
+  trial.skip_module_callbacks();
+  DataModule* dm = data.datamodule;
+  const std::optional<std::string> no_checkpoint;
+  std::shared_ptr<DataLoader> used;
+  switch (stage) {
+    case TrainerFn::Validating:
+      dm != nullptr ? trial.validate(module, *dm, no_checkpoint, /*verbose=*/false)
+                    : trial.validate(module, nullptr, no_checkpoint, /*verbose=*/false);
+      used = trial.validate_loop().dataloader();
+      break;
+    case TrainerFn::Testing:
+      dm != nullptr ? trial.test(module, *dm, no_checkpoint, /*verbose=*/false)
+                    : trial.test(module, nullptr, no_checkpoint, /*verbose=*/false);
+      used = trial.test_loop().dataloader();
+      break;
+    case TrainerFn::Predicting:
+      dm != nullptr ? trial.predict(module, *dm, no_checkpoint, /*return_predictions=*/false)
+                    : trial.predict(module, nullptr, no_checkpoint, /*return_predictions=*/false);
+      used = trial.predict_loop().dataloader();
+      break;
+    case TrainerFn::Fitting:
+      return fit_trial(options, module, data);
+  }
   return used ? used->dataset_size() : 0;
 }
 

@@ -20,6 +20,7 @@ class DataLoader;
 class DataModule;
 class Module;
 class Trainer;
+enum class TrainerFn;
 
 // Where a fit's data comes from: a DataModule, or loaders passed to fit (then the Module's
 // hooks provide what is not given).
@@ -44,6 +45,11 @@ TrainerOptions trial_options(const TrainerOptions& user,
 // restored afterwards, and a loader from the hooks is rewound, so the real fit starts its first
 // epoch at the first batch.
 int64_t fit_trial(const TrainerOptions& options, Module& module, const TuningData& data);
+
+// One trial validate, test or predict (`stage`) with the loaders of `data`'s hooks; returns the
+// size of the dataset it evaluated.
+int64_t evaluation_trial(const TrainerOptions& options, Module& module, const TuningData& data,
+                         TrainerFn stage);
 
 // The Module's parameters and buffers (values, dtypes and devices) at construction;
 // restore() puts them back into the same tensors, so optimizers that hold them stay valid.

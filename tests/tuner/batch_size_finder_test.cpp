@@ -152,6 +152,41 @@ TEST_F(BatchSizeFinderTest, EachTrialRunsStepsPerTrialBatchesAtItsSize) {
   EXPECT_EQ(module.batch_sizes_seen, (std::vector<int64_t>{2, 2, 4, 4, 8, 8, 16}));
 }
 
+// Lightning's Tuner.scale_batch_size(method=...): the evaluation runs are sized on their own
+// loaders, with trials of steps_per_trial batches and no training.
+TEST_F(BatchSizeFinderTest, TheTunerSizesValidateTestAndPredict) {
+  for (const TrainerFn method : {TrainerFn::Validating, TrainerFn::Testing, TrainerFn::Predicting}) {
+    TunableModule module({.train_samples = 1000,
+                          .val_samples = 1000,
+                          .train_memory_limit = 1,
+                          .val_memory_limit = method == TrainerFn::Validating ? 40 : 1,
+                          .test_memory_limit = method == TrainerFn::Validating ? 1 : 40});
+    module.save_hyperparameters({{"batch_size", int64_t{2}}});
+    const auto before = module.weights();
+    Trainer trainer(options());
+    ::testing::internal::CaptureStdout();
+    const auto found = Tuner(trainer).scale_batch_size(module, {}, method);
+    const std::string out = ::testing::internal::GetCapturedStdout();
+    EXPECT_EQ(found, 32) << out;
+    EXPECT_EQ(batch_size_of(module), 32);
+    EXPECT_THAT(out, HasSubstr("Batch size 32 succeeded, trying batch size 64\n"));
+    // 3 batches at each of 2, 4, ..., 32, then 64 fails at its first: nothing trained.
+    EXPECT_TRUE(module.losses_seen.empty());
+    EXPECT_EQ(module.batch_sizes_seen.size(), 5u * 3u + 1u);
+    EXPECT_TRUE(torch::equal(module.weights(), before));
+  }
+  // The evaluation set's size ends the doubling (64 samples: 2, ..., 64).
+  TunableModule small({.train_samples = 1000, .val_samples = 64});
+  small.save_hyperparameters({{"batch_size", int64_t{2}}});
+  Trainer trainer(options());
+  ::testing::internal::CaptureStdout();
+  const auto found = Tuner(trainer).scale_batch_size(small, {}, TrainerFn::Testing);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(found, 64);
+  EXPECT_THAT(out, HasSubstr("The batch size 64 is greater or equal than the length of your "
+                             "dataset: 64.\n"));
+}
+
 class SizedDataModule : public DataModule {
  public:
   explicit SizedDataModule(TunableModule& module) : module_(module) {

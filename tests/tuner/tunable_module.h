@@ -18,6 +18,7 @@ struct TunableModuleOptions {
   int64_t val_samples = 64;
   std::optional<int64_t> train_memory_limit;  // largest batch a training step can take
   std::optional<int64_t> val_memory_limit;
+  std::optional<int64_t> test_memory_limit;  // of test_step and predict_step
 };
 
 class TunableModule : public Module {
@@ -40,6 +41,14 @@ class TunableModule : public Module {
     check_memory(batch, options_.val_memory_limit);
     log("val_loss", torch::mse_loss(layer_->forward(batch.data), batch.target));
   }
+  void test_step(Batch& batch, int64_t) override {
+    check_memory(batch, options_.test_memory_limit);
+    ++test_batches;
+  }
+  torch::Tensor predict_step(Batch& batch, int64_t) override {
+    check_memory(batch, options_.test_memory_limit);
+    return layer_->forward(batch.data);
+  }
   OptimizerConfig configure_optimizers() override {
     auto it = hparams().find("lr");
     const double lr = it != hparams().end() ? std::get<double>(it->second) : 0.01;
@@ -52,6 +61,9 @@ class TunableModule : public Module {
   std::shared_ptr<DataLoader> val_dataloader() override {
     return loader(options_.train_samples, options_.val_samples, /*shuffle=*/false);
   }
+  // Test and prediction read the validation samples.
+  std::shared_ptr<DataLoader> test_dataloader() override { return val_dataloader(); }
+  std::shared_ptr<DataLoader> predict_dataloader() override { return val_dataloader(); }
   // Both loaders at `batch_size`, for fits given loaders directly.
   std::shared_ptr<DataLoader> train_loader_of(int64_t batch_size) {
     return std::make_shared<DataLoader>(
@@ -65,6 +77,7 @@ class TunableModule : public Module {
   std::vector<double> configured_lrs;
   std::vector<int64_t> batch_sizes_seen;
   std::vector<double> losses_seen;  // every training step's loss
+  int64_t test_batches = 0;
 
  private:
   std::shared_ptr<DataLoader> loader(int64_t start, int64_t n, bool shuffle) {
