@@ -72,7 +72,7 @@ class Unpickler {
         const uint8_t op = byte();
         if (op == '.') {  // STOP
           c10::IValue result = value(pop());
-          check_acyclic(result);
+          check_acyclic();
           return result;
         }
         step(op);
@@ -101,8 +101,9 @@ class Unpickler {
     return l;
   }
 
-  // A checkpoint is a tree: a container reached again while inside itself is refused.
-  void check_acyclic(const c10::IValue& root) {
+  // A checkpoint is a tree: a container reached again while inside itself is refused (every
+  // container made is checked, the result's and any the pickle built and dropped).
+  void check_acyclic() {
     auto is_container = [](const c10::IValue& v) {
       return v.isGenericDict() || v.isList() || v.isTuple();
     };
@@ -137,14 +138,16 @@ class Unpickler {
       }
       path.push_back({id, children_of(v)});
     };
-    enter(root);
-    while (!path.empty()) {
-      if (path.back().next < path.back().children.size()) {
-        const c10::IValue child = path.back().children[path.back().next++];
-        enter(child);
-      } else {
-        open[path.back().id] = false;
-        path.pop_back();
+    for (const auto& root : containers_) {
+      enter(root);
+      while (!path.empty()) {
+        if (path.back().next < path.back().children.size()) {
+          const c10::IValue child = path.back().children[path.back().next++];
+          enter(child);
+        } else {
+          open[path.back().id] = false;
+          path.pop_back();
+        }
       }
     }
   }

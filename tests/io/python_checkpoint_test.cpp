@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -180,6 +181,22 @@ inner = []
 inner.append(inner)
 d = {'x': inner})");
   EXPECT_THAT(load_error(file), HasSubstr("its pickle holds a container that contains itself"));
+  // Also one the pickle builds and drops: c10's containers are reference counted, a cycle would
+  // never be freed. (A list holding itself, popped, then an empty dict.)
+  const std::string dropped = path("dropped.pt");
+  {
+    // Bytes of pickle protocol 2: ] q0 h0 a 0 } .
+    const std::string make = testing::python() +
+                             " -c \"import torch, io, zipfile; torch.save({}, '" + dropped +
+                             "'); z = zipfile.ZipFile('" + dropped +
+                             "'); names = z.namelist(); recs = {n: z.read(n) for n in names}; "
+                             "z.close(); pkl = [n for n in names if n.endswith('data.pkl')][0]; "
+                             "recs[pkl] = b'\\x80\\x02]q\\x00h\\x00a0}.'; "
+                             "z = zipfile.ZipFile('" + dropped + "', 'w'); "
+                             "[z.writestr(n, recs[n]) for n in names]; z.close()\"";
+    ASSERT_EQ(std::system(make.c_str()), 0);
+  }
+  EXPECT_THAT(load_error(dropped), HasSubstr("its pickle holds a container that contains itself"));
 }
 
 }  // namespace
