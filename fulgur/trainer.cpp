@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
 
 #include <ATen/Context.h>
+#include <torch/csrc/autograd/anomaly_mode.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -34,6 +36,7 @@
 #include "fulgur/loops/hooks.h"
 #include "fulgur/loops/prediction_loop.h"
 #include "fulgur/optim/grad_clip.h"
+#include "fulgur/profilers/simple_profiler.h"
 #include "fulgur/rng_states.h"
 #include "fulgur/seed.h"
 #include "fulgur/warnings.h"
@@ -114,6 +117,18 @@ bool is_zero(const BatchCount& c) {
   return c.is_fraction() ? std::get<double>(c.value) == 0.0 : std::get<int64_t>(c.value) == 0;
 }
 
+// Lightning's _init_profiler: a name (any case) from the known ones, or an instance.
+std::shared_ptr<Profiler> make_profiler(const ProfilerFlag& flag) {
+  if (flag.instance) return flag.instance;
+  if (flag.name.empty()) return nullptr;
+  std::string name = flag.name;
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  if (name == "simple") return std::make_shared<SimpleProfiler>();
+  throw MisconfigurationError(
+      "When passing string value for the `profiler` parameter of `Trainer`, it can only be one "
+      "of ['simple']");
+}
+
 }  // namespace
 
 Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
@@ -142,6 +157,7 @@ Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
                                     .plugins = options_.plugins})
                   .strategy();
   setup_loggers();
+  profiler_ = make_profiler(options_.profiler);
 
   callbacks_ = options_.callbacks;
   auto has = [&](auto* probe) {
@@ -269,7 +285,10 @@ void Trainer::run_backward(const torch::Tensor& loss) {
   hooks::callbacks(*this, "on_before_backward",
                    [&](Callback& cb) { cb.on_before_backward(*this, *module_, loss); });
   hooks::module(*this, "on_before_backward", [&](Module& m) { m.on_before_backward(loss); });
-  strategy_->backward(loss, module_);
+  {
+    ProfiledAction timed(profiler(), [&] { return hooks::strategy_action(*this, "backward"); });
+    strategy_->backward(loss, module_);
+  }
   FULGUR_CALL_HOOK(*this, on_after_backward);
 }
 
@@ -336,10 +355,18 @@ void Trainer::configure_optimizers() {
 
 // ---------------------------------------------------------------- running a stage
 
+namespace {
+
+std::string fn_name(TrainerFn fn) {
+  static const char* names[] = {"fit", "validate", "test", "predict"};
+  return names[static_cast<int>(fn)];
+}
+
+}  // namespace
+
 template <typename Body>
 void Trainer::run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Body&& body) {
-  static const char* names[] = {"fit", "validate", "test", "predict"};
-  const std::string name = names[static_cast<int>(fn)];
+  const std::string name = fn_name(fn);
   fn_ = fn;
   status_ = TrainerStatus::Running;
   should_stop_ = false;
@@ -364,22 +391,32 @@ void Trainer::run_stage(TrainerFn fn, Module& module, DataModule* datamodule, Bo
     strategy_->setup_environment();
     shared_log_dir_.reset();
     if (strategy_->world_size() > 1) shared_log_dir_ = strategy_->broadcast(log_dir(), 0);
+    if (profiler_) {
+      const bool several = strategy_->world_size() > 1;
+      profiler_->setup(name, several ? std::optional<int>(strategy_->local_rank()) : std::nullopt,
+                       log_dir());
+    }
     // Lightning's order: the download on one process per node, then everybody sets up.
     if (strategy_->local_rank() == 0) {
-      if (datamodule_) datamodule_->prepare_data();
+      if (datamodule_) {
+        hooks::datamodule(*this, "prepare_data", [](DataModule& dm) { dm.prepare_data(); });
+      }
       hooks::module(*this, "prepare_data", [](Module& m) { m.prepare_data(); });
     }
     strategy_->barrier("prepare_data");
-    if (datamodule_) datamodule_->setup(name);
+    if (datamodule_) hooks::datamodule(*this, "setup", [&](DataModule& dm) { dm.setup(name); });
     FULGUR_CALL_HOOK(*this, setup, name);
     hooks::module(*this, "configure_model", [](Module& m) { m.configure_model(); });
     strategy_->setup_module(module);
 
     body();
 
-    if (datamodule_) datamodule_->teardown(name);
+    if (datamodule_) {
+      hooks::datamodule(*this, "teardown", [&](DataModule& dm) { dm.teardown(name); });
+    }
     FULGUR_CALL_HOOK(*this, teardown, name);
     for (const auto& logger : loggers_) logger->finalize("success");
+    if (profiler_) profiler_->describe();
     strategy_->teardown();
   };
   try {
@@ -430,6 +467,7 @@ void Trainer::connect_train_data() {
   num_training_batches_ = DataConnector::limit_batches(
       train->size(), data_connector_->effective_limit("train"), "limit_train_batches");
   fit_loop_->set_train_dataloader(train);
+  train_data_connected_ = true;
 
   auto& epoch_loop = fit_loop_->epoch_loop;
   const auto& interval = options_.val_check_interval;
@@ -463,6 +501,22 @@ void Trainer::check_val_check_interval() const {
   }
 }
 
+int64_t Trainer::estimated_stepping_batches() {
+  if (fn_ != TrainerFn::Fitting || status_ != TrainerStatus::Running) {
+    throw MisconfigurationError(
+        "estimated_stepping_batches is known during fit() only (from configure_optimizers on)");
+  }
+  const int64_t max_steps = options_.max_steps;
+  if (max_epochs_ == -1) {
+    return max_steps == -1 ? std::numeric_limits<int64_t>::max() : max_steps;
+  }
+  if (!train_data_connected_) connect_train_data();
+  const int64_t per_epoch =
+      (num_training_batches_ + accumulate_grad_batches_ - 1) / accumulate_grad_batches_;
+  const int64_t estimate = per_epoch * std::max<int64_t>(max_epochs_.value_or(1), 1);
+  return max_steps == -1 ? estimate : std::min(estimate, max_steps);
+}
+
 void Trainer::reload_dataloaders_if_due() {
   const int64_t n = options_.reload_dataloaders_every_n_epochs;
   if (n <= 0 || current_epoch() == 0 || current_epoch() % n != 0) return;
@@ -478,16 +532,16 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     SignalConnector& signals;
     ~RestoreHandlers() { signals.restore_handlers(); }
   } restore_handlers{*signal_connector_};
+  given_train_loader_ = std::move(train);
+  given_val_loader_ = std::move(val);
+  train_data_connected_ = false;
   configure_optimizers();
-  const auto requested = ckpt_path ? ckpt_path : implicit_fit_ckpt_path();
-  ckpt_path_ = requested ? resolve_ckpt_path(*requested) : std::nullopt;
+  ckpt_path_ = select_ckpt_path(ckpt_path, /*module_given=*/true);
   if (ckpt_path_) checkpoint_connector_->restore_training(*ckpt_path_);
   if (is_global_zero()) {
     const HParams hparams = merge_hparams(module_->hparams(), datamodule_);
     for (const auto& logger : loggers_) logger->log_hyperparams(hparams);
   }
-  given_train_loader_ = std::move(train);
-  given_val_loader_ = std::move(val);
   FULGUR_CALL_HOOK(*this, on_fit_start);
 
   // Sanity check: a few validation batches before training, so a broken validation_step
@@ -511,14 +565,19 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     stage_ = RunningStage::Training;
     logger_connector_->reset();
   }
-  connect_train_data();
+  // Already, when configure_optimizers asked for estimated_stepping_batches.
+  if (!train_data_connected_) connect_train_data();
   if (!val_connected) connect_val_data();
   check_val_check_interval();
   // As Lightning's fit loop: with nothing to train (no batches, the limits reached already, a
   // stop asked for in on_fit_start) neither on_train_start nor on_train_end runs.
   if (!fit_loop_->done()) {
     FULGUR_CALL_HOOK(*this, on_train_start);
+    // As Lightning: anomaly detection around the training loop only, and off again after it.
+    std::optional<torch::autograd::DetectAnomalyGuard> detect_anomaly;
+    if (options_.detect_anomaly) detect_anomaly.emplace();
     fit_loop_->run();
+    detect_anomaly.reset();
     FULGUR_CALL_HOOK(*this, on_train_end);
   }
   FULGUR_CALL_HOOK(*this, on_fit_end);
@@ -535,7 +594,7 @@ Metrics Trainer::validate(Module& module, DataModule& datamodule,
                           std::optional<std::string> ckpt_path, bool verbose) {
   Metrics out;
   run_stage(TrainerFn::Validating, module, &datamodule,
-            [&] { out = evaluate_impl(false, nullptr, ckpt_path, verbose); });
+            [&] { out = evaluate_impl(false, nullptr, ckpt_path, verbose, true); });
   return out;
 }
 
@@ -543,7 +602,7 @@ Metrics Trainer::validate(Module& module, std::shared_ptr<DataLoader> dataloader
                           std::optional<std::string> ckpt_path, bool verbose) {
   Metrics out;
   run_stage(TrainerFn::Validating, module, nullptr,
-            [&] { out = evaluate_impl(false, dataloader, ckpt_path, verbose); });
+            [&] { out = evaluate_impl(false, dataloader, ckpt_path, verbose, true); });
   return out;
 }
 
@@ -551,7 +610,7 @@ Metrics Trainer::test(Module& module, DataModule& datamodule, std::optional<std:
                       bool verbose) {
   Metrics out;
   run_stage(TrainerFn::Testing, module, &datamodule,
-            [&] { out = evaluate_impl(true, nullptr, ckpt_path, verbose); });
+            [&] { out = evaluate_impl(true, nullptr, ckpt_path, verbose, true); });
   return out;
 }
 
@@ -559,7 +618,7 @@ Metrics Trainer::test(Module& module, std::shared_ptr<DataLoader> dataloader,
                       std::optional<std::string> ckpt_path, bool verbose) {
   Metrics out;
   run_stage(TrainerFn::Testing, module, nullptr,
-            [&] { out = evaluate_impl(true, dataloader, ckpt_path, verbose); });
+            [&] { out = evaluate_impl(true, dataloader, ckpt_path, verbose, true); });
   return out;
 }
 
@@ -568,7 +627,7 @@ std::vector<torch::Tensor> Trainer::predict(Module& module, DataModule& datamodu
                                             bool return_predictions) {
   std::vector<torch::Tensor> out;
   run_stage(TrainerFn::Predicting, module, &datamodule,
-            [&] { out = predict_impl(nullptr, ckpt_path, return_predictions); });
+            [&] { out = predict_impl(nullptr, ckpt_path, return_predictions, true); });
   return out;
 }
 
@@ -577,8 +636,72 @@ std::vector<torch::Tensor> Trainer::predict(Module& module, std::shared_ptr<Data
                                             bool return_predictions) {
   std::vector<torch::Tensor> out;
   run_stage(TrainerFn::Predicting, module, nullptr,
-            [&] { out = predict_impl(dataloader, ckpt_path, return_predictions); });
+            [&] { out = predict_impl(dataloader, ckpt_path, return_predictions, true); });
   return out;
+}
+
+Metrics Trainer::validate(DataModule& datamodule, std::optional<std::string> ckpt_path,
+                          bool verbose) {
+  Metrics out;
+  run_stage(TrainerFn::Validating, previous_module(TrainerFn::Validating), &datamodule,
+            [&] { out = evaluate_impl(false, nullptr, ckpt_path, verbose, false); });
+  return out;
+}
+
+Metrics Trainer::validate(std::shared_ptr<DataLoader> dataloader,
+                          std::optional<std::string> ckpt_path, bool verbose) {
+  Metrics out;
+  run_stage(TrainerFn::Validating, previous_module(TrainerFn::Validating), nullptr,
+            [&] { out = evaluate_impl(false, dataloader, ckpt_path, verbose, false); });
+  return out;
+}
+
+Metrics Trainer::test(DataModule& datamodule, std::optional<std::string> ckpt_path,
+                      bool verbose) {
+  Metrics out;
+  run_stage(TrainerFn::Testing, previous_module(TrainerFn::Testing), &datamodule,
+            [&] { out = evaluate_impl(true, nullptr, ckpt_path, verbose, false); });
+  return out;
+}
+
+Metrics Trainer::test(std::shared_ptr<DataLoader> dataloader, std::optional<std::string> ckpt_path,
+                      bool verbose) {
+  Metrics out;
+  run_stage(TrainerFn::Testing, previous_module(TrainerFn::Testing), nullptr,
+            [&] { out = evaluate_impl(true, dataloader, ckpt_path, verbose, false); });
+  return out;
+}
+
+std::vector<torch::Tensor> Trainer::predict(DataModule& datamodule,
+                                            std::optional<std::string> ckpt_path,
+                                            bool return_predictions) {
+  std::vector<torch::Tensor> out;
+  run_stage(TrainerFn::Predicting, previous_module(TrainerFn::Predicting), &datamodule,
+            [&] { out = predict_impl(nullptr, ckpt_path, return_predictions, false); });
+  return out;
+}
+
+std::vector<torch::Tensor> Trainer::predict(std::shared_ptr<DataLoader> dataloader,
+                                            std::optional<std::string> ckpt_path,
+                                            bool return_predictions) {
+  std::vector<torch::Tensor> out;
+  run_stage(TrainerFn::Predicting, previous_module(TrainerFn::Predicting), nullptr,
+            [&] { out = predict_impl(dataloader, ckpt_path, return_predictions, false); });
+  return out;
+}
+
+Module& Trainer::previous_module(TrainerFn fn) const {
+  if (module_ == nullptr) {
+    throw MisconfigurationError(fmt::format(
+        "`Trainer.{}()` requires a Module when it hasn't been passed in a previous run",
+        fn_name(fn)));
+  }
+  return *module_;
+}
+
+void Trainer::set_ckpt_path(std::optional<std::string> path) {
+  ckpt_path_ = path;
+  user_ckpt_path_ = std::move(path);
 }
 
 namespace {
@@ -607,6 +730,12 @@ void add_file(const std::string& path, std::vector<Candidate>& out) {
   }, out);
 }
 
+bool has_on_exception_checkpoint(const std::vector<std::shared_ptr<Callback>>& callbacks) {
+  return std::any_of(callbacks.begin(), callbacks.end(), [](const auto& cb) {
+    return dynamic_cast<const OnExceptionCheckpoint*>(cb.get()) != nullptr;
+  });
+}
+
 // The newest of `candidates`; "" when there is none.
 std::string newest(const std::vector<Candidate>& candidates) {
   const Candidate* newest = nullptr;
@@ -619,22 +748,51 @@ std::string newest(const std::vector<Candidate>& candidates) {
 }  // namespace
 
 std::optional<std::string> Trainer::implicit_fit_ckpt_path() const {
-  // A SLURM job requeued after its signal save resumes from it.
-  if (SLURMEnvironment::detect() && !SignalConnector::hpc_resume_path(default_root_dir()).empty()) {
-    return "hpc";
-  }
   // A fit rerun after a crash resumes where the crash left it.
-  const bool on_exception_checkpoint =
-      std::any_of(callbacks_.begin(), callbacks_.end(), [](const auto& cb) {
-        return dynamic_cast<const OnExceptionCheckpoint*>(cb.get()) != nullptr;
-      });
-  if (!on_exception_checkpoint) return std::nullopt;
+  if (!has_on_exception_checkpoint(callbacks_)) return std::nullopt;
   if (is_global_zero()) {
     warn("fit() was called without ckpt_path and an OnExceptionCheckpoint is configured: it "
          "resumes from the last checkpoint (ckpt_path=\"last\"), if there is one. Pass "
          "ckpt_path to choose, which also silences this warning");
   }
   return "last";
+}
+
+std::optional<std::string> Trainer::select_ckpt_path(const std::optional<std::string>& ckpt_path,
+                                                     bool module_given) {
+  const std::string fn = fn_name(fn_);
+  std::optional<std::string> requested = ckpt_path;
+  if (user_ckpt_path_ && requested) {
+    if (is_global_zero()) {
+      warn(fmt::format("`trainer.set_ckpt_path(\"{}\")` was called but then you passed "
+                       "`trainer.{}(ckpt_path=\"{}\")`. The latter will be loaded.",
+                       *user_ckpt_path_, fn, *requested));
+    }
+    user_ckpt_path_.reset();
+  }
+  if (!requested) requested = user_ckpt_path_;
+  // As Lightning, for every stage: a SLURM job requeued after its signal save resumes from it.
+  if (!requested && SLURMEnvironment::detect() &&
+      !SignalConnector::hpc_resume_path(default_root_dir()).empty()) {
+    requested = "hpc";
+  }
+  if (!requested && fn_ == TrainerFn::Fitting) requested = implicit_fit_ckpt_path();
+  if (!requested && !module_given) {
+    requested = "best";
+    if (is_global_zero()) {
+      const char* tip = has_on_exception_checkpoint(callbacks_)
+                            ? " There is also an on-exception checkpoint available, however it "
+                              "is used by default only when fitting."
+                            : "";
+      warn(fmt::format(
+          "`.{}()` was called without a model and without ckpt_path. The best model of the "
+          "previous `fit` call will be used.{} You can pass ckpt_path=\"best\" to use the best "
+          "model or ckpt_path=\"last\" to use the last model. If you pass a value, this warning "
+          "will be silenced.",
+          fn, tip));
+    }
+  }
+  return requested ? resolve_ckpt_path(*requested) : std::nullopt;
 }
 
 std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_path) const {
@@ -696,8 +854,9 @@ std::optional<std::string> Trainer::resolve_ckpt_path(const std::string& ckpt_pa
 }
 
 Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
-                               const std::optional<std::string>& ckpt_path, bool verbose) {
-  ckpt_path_ = ckpt_path ? resolve_ckpt_path(*ckpt_path) : std::nullopt;
+                               const std::optional<std::string>& ckpt_path, bool verbose,
+                               bool module_given) {
+  ckpt_path_ = select_ckpt_path(ckpt_path, module_given);
   if (ckpt_path_) checkpoint_connector_->restore_model(*ckpt_path_);
   const std::string stage = testing ? "test" : "val";
   loader = data_connector_->request(stage, loader);
@@ -722,8 +881,8 @@ Metrics Trainer::evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
 
 std::vector<torch::Tensor> Trainer::predict_impl(std::shared_ptr<DataLoader> loader,
                                                  const std::optional<std::string>& ckpt_path,
-                                                 bool return_predictions) {
-  ckpt_path_ = ckpt_path ? resolve_ckpt_path(*ckpt_path) : std::nullopt;
+                                                 bool return_predictions, bool module_given) {
+  ckpt_path_ = select_ckpt_path(ckpt_path, module_given);
   if (ckpt_path_) checkpoint_connector_->restore_model(*ckpt_path_);
   loader = data_connector_->request("predict", loader);
   if (!loader) {
@@ -778,6 +937,7 @@ void Trainer::save_checkpoint(const std::string& path, bool weights_only) {
   if (module_ == nullptr) {
     throw MisconfigurationError("save_checkpoint: the Trainer has no Module yet; call fit first");
   }
+  ProfiledAction timed(profiler(), "save_checkpoint");
   strategy_->save_checkpoint(checkpoint_connector_->dump(weights_only), path);
 }
 

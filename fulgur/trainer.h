@@ -36,6 +36,7 @@ class SignalConnector;
 class Module;
 class Optimizer;
 class Precision;
+class Profiler;
 class PredictionLoop;
 class Strategy;
 struct SchedulerConfig;
@@ -86,6 +87,24 @@ class Trainer {
                                      std::shared_ptr<DataLoader> dataloader = nullptr,
                                      std::optional<std::string> ckpt_path = {},
                                      bool return_predictions = true);
+  // Without a Module (Lightning's `trainer.test(datamodule=dm)`): the Module of the previous
+  // run, with the best checkpoint of the previous fit unless ckpt_path (or set_ckpt_path) names
+  // another, after Lightning's warning. Without a DataModule or loader the Module's own
+  // *_dataloader() provides the data.
+  Metrics validate(DataModule& datamodule, std::optional<std::string> ckpt_path = {},
+                   bool verbose = true);
+  Metrics validate(std::shared_ptr<DataLoader> dataloader = nullptr,
+                   std::optional<std::string> ckpt_path = {}, bool verbose = true);
+  Metrics test(DataModule& datamodule, std::optional<std::string> ckpt_path = {},
+               bool verbose = true);
+  Metrics test(std::shared_ptr<DataLoader> dataloader = nullptr,
+               std::optional<std::string> ckpt_path = {}, bool verbose = true);
+  std::vector<torch::Tensor> predict(DataModule& datamodule,
+                                     std::optional<std::string> ckpt_path = {},
+                                     bool return_predictions = true);
+  std::vector<torch::Tensor> predict(std::shared_ptr<DataLoader> dataloader = nullptr,
+                                     std::optional<std::string> ckpt_path = {},
+                                     bool return_predictions = true);
 
   // Writes a checkpoint of the current state (rank 0), through the Strategy.
   void save_checkpoint(const std::string& path, bool weights_only = false);
@@ -100,6 +119,9 @@ class Trainer {
   Logger* logger() const { return loggers_.empty() ? nullptr : loggers_.front().get(); }
   // The first ModelCheckpoint among the callbacks, or null.
   ModelCheckpoint* checkpoint_callback() const;
+  // The profiler from the `profiler` option, or null (then nothing is timed). Time your own
+  // code under it with `ProfiledAction timed(trainer.profiler(), "my_action");`.
+  Profiler* profiler() const { return profiler_.get(); }
   const TrainerOptions& options() const { return options_; }
 
   // ---- state ----
@@ -114,6 +136,10 @@ class Trainer {
   // The checkpoint file this run (fit, validate, test or predict) restored from, if any
   // (Lightning's trainer.ckpt_path).
   const std::optional<std::string>& ckpt_path() const { return ckpt_path_; }
+  // Lightning's `trainer.ckpt_path = path`: the runs that follow restore from `path` (a file,
+  // "best", "last" or "hpc") when they are given no ckpt_path; one given its own ckpt_path loads
+  // that one, with a warning, and ends this choice. nullopt ends it too.
+  void set_ckpt_path(std::optional<std::string> path);
   void set_should_stop(bool stop) { should_stop_ = stop; }
   // For the Tuner's short trial fits: the Module's configure_callbacks() is not asked (those
   // callbacks belong to the real fit, as in Lightning's search; a tuning callback among them
@@ -132,6 +158,15 @@ class Trainer {
   int64_t num_val_batches() const { return num_val_batches_; }
   int64_t num_test_batches() const { return num_test_batches_; }
   int64_t num_predict_batches() const { return num_predict_batches_; }
+  // Lightning's estimated_stepping_batches: the optimizer steps the fit will take,
+  // ceil(num_training_batches / accumulate_grad_batches) * max_epochs, at most max_steps;
+  // for OneCycleLR's total_steps in configure_optimizers, which may ask before the training
+  // loader is set up (it is set up then, once). Infinite training (max_epochs = -1 and no
+  // max_steps): the largest int64_t. Only during fit.
+  int64_t estimated_stepping_batches();
+  // Lightning's `fit_loop._combined_loader = None`: the fit asks for its training loader again
+  // before training (a tuning callback changed the batch size after it was made).
+  void reset_train_dataloader() { train_data_connected_ = false; }
   // <default_root_dir> when given, else the current directory.
   std::string default_root_dir() const;
   // The first logger's log_dir, else default_root_dir; under DDP rank 0's, on every rank.
@@ -187,13 +222,22 @@ class Trainer {
   void connect_val_data();
   // An int val_check_interval may not exceed an epoch (unless counted across epochs).
   void check_val_check_interval() const;
+  // module_given: false for the overloads without a Module (ckpt_path then defaults to "best").
   Metrics evaluate_impl(bool testing, std::shared_ptr<DataLoader> loader,
-                        const std::optional<std::string>& ckpt_path, bool verbose);
+                        const std::optional<std::string>& ckpt_path, bool verbose,
+                        bool module_given);
   std::vector<torch::Tensor> predict_impl(std::shared_ptr<DataLoader> loader,
                                           const std::optional<std::string>& ckpt_path,
-                                          bool return_predictions);
-  // What fit resumes from without a ckpt_path, as Lightning: "hpc" for a SLURM job with an hpc
-  // checkpoint, else "last" (with a warning) when an OnExceptionCheckpoint is configured.
+                                          bool return_predictions, bool module_given);
+  // The Module of the previous run, for the overloads without one.
+  Module& previous_module(TrainerFn fn) const;
+  // Lightning's choice of the checkpoint to restore: the one passed; else set_ckpt_path's;
+  // else "hpc" in a SLURM job that saved one; else fit's implicit one, or "best" for a stage
+  // run without a Module. Resolved to a file.
+  std::optional<std::string> select_ckpt_path(const std::optional<std::string>& ckpt_path,
+                                              bool module_given);
+  // What fit resumes from without a ckpt_path (and no hpc checkpoint of a SLURM job), as
+  // Lightning: "last", with a warning, when an OnExceptionCheckpoint is configured.
   std::optional<std::string> implicit_fit_ckpt_path() const;
   // The file ckpt_path names; nullopt for "last" when there is none (after a warning).
   std::optional<std::string> resolve_ckpt_path(const std::string& ckpt_path) const;
@@ -203,6 +247,7 @@ class Trainer {
   std::shared_ptr<Strategy> strategy_;
   std::vector<std::shared_ptr<Callback>> callbacks_;
   std::vector<std::shared_ptr<Logger>> loggers_;
+  std::shared_ptr<Profiler> profiler_;
   std::unique_ptr<LoggerConnector> logger_connector_;
   std::unique_ptr<DataConnector> data_connector_;
   std::unique_ptr<CheckpointConnector> checkpoint_connector_;
@@ -224,8 +269,10 @@ class Trainer {
   bool should_stop_ = false;
   bool module_callbacks_ = true;
   std::optional<std::string> ckpt_path_;
+  std::optional<std::string> user_ckpt_path_;  // set_ckpt_path's
   int64_t accumulate_grad_batches_ = 1;
   int64_t num_training_batches_ = 0;
+  bool train_data_connected_ = false;  // in this fit
   int64_t num_val_batches_ = 0;
   int64_t num_test_batches_ = 0;
   int64_t num_predict_batches_ = 0;

@@ -17,6 +17,10 @@
 namespace fulgur {
 
 class Callback;
+class Profiler;
+
+// `profiler`: "simple" (a SimpleProfiler), a Profiler instance, or unset (nothing is timed).
+using ProfilerFlag = NamedOrInstance<Profiler>;
 
 // A batch limit or interval as Lightning reads it: a double is a fraction of the epoch, an
 // integer is a count of batches. `1.0` means "all", `1` means "one batch".
@@ -98,6 +102,10 @@ struct TrainerOptions {
   std::optional<bool> deterministic;
   std::optional<bool> benchmark;
   bool inference_mode = true;
+  ProfilerFlag profiler{};
+  // Autograd's anomaly detection while training: a backward that makes a NaN raises, naming
+  // the function (slow; for debugging).
+  bool detect_anomaly = false;
   // Ask the data hooks for fresh train/val loaders every N epochs (0 = never).
   int64_t reload_dataloaders_every_n_epochs = 0;
 

@@ -14,6 +14,8 @@ void BatchSizeFinder::on_fit_start(Trainer& trainer, Module& module) {
                                           .train_dataloader = trainer.given_train_dataloader(),
                                           .val_dataloader = trainer.given_val_dataloader()},
                                          options_, TrainerFn::Fitting);
+  // A loader made before (for estimated_stepping_batches) has the old size: made again.
+  trainer.reset_train_dataloader();
 }
 
 }  // namespace fulgur

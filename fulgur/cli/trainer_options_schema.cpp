@@ -109,6 +109,11 @@ void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::str
   schema.add(key("benchmark"), o.benchmark, "let cuDNN pick the fastest algorithms");
   schema.add(key("inference_mode"), o.inference_mode,
              "evaluate under torch inference mode (false: no_grad)");
+  add_named(schema, key("profiler"), o.profiler,
+            "simple: time every hook, step and batch fetch and report them after each stage "
+            "(null = no profiler)");
+  schema.add(key("detect_anomaly"), o.detect_anomaly,
+             "raise when a backward makes a NaN, naming the function (slow)");
   schema.add(key("reload_dataloaders_every_n_epochs"), o.reload_dataloaders_every_n_epochs,
              "rebuild the dataloaders every N epochs (0 = never)");
 

@@ -18,13 +18,21 @@ std::shared_ptr<DataLoader> DataConnector::request(const std::string& stage,
   auto loader = given;
   if (!loader) {
     const std::string fx = stage + "_dataloader";
-    DataModule* dm = trainer_.datamodule();
-    loader = hooks::module(trainer_, fx.c_str(), [&](Module& m) -> std::shared_ptr<DataLoader> {
-      if (stage == "train") return dm ? dm->train_dataloader() : m.train_dataloader();
-      if (stage == "val") return dm ? dm->val_dataloader() : m.val_dataloader();
-      if (stage == "test") return dm ? dm->test_dataloader() : m.test_dataloader();
-      return dm ? dm->predict_dataloader() : m.predict_dataloader();
-    });
+    if (trainer_.datamodule() != nullptr) {
+      loader = hooks::datamodule(trainer_, fx.c_str(), [&](DataModule& dm) {
+        if (stage == "train") return dm.train_dataloader();
+        if (stage == "val") return dm.val_dataloader();
+        if (stage == "test") return dm.test_dataloader();
+        return dm.predict_dataloader();
+      });
+    } else {
+      loader = hooks::module(trainer_, fx.c_str(), [&](Module& m) {
+        if (stage == "train") return m.train_dataloader();
+        if (stage == "val") return m.val_dataloader();
+        if (stage == "test") return m.test_dataloader();
+        return m.predict_dataloader();
+      });
+    }
   }
   if (loader && trainer_.world_size() > 1) {
     // Lightning's distributed sampler: each rank reads its own shard of one shared order.

@@ -115,7 +115,8 @@ class Unpickler {
           out.push_back(e.value());
         }
       } else if (v.isList()) {
-        for (const c10::IValue e : v.toList()) out.push_back(e);
+        const auto list = v.toList();
+        for (size_t i = 0; i < list.size(); ++i) out.push_back(list.get(i));
       } else {
         for (const auto& e : v.toTupleRef().elements()) out.push_back(e);
       }

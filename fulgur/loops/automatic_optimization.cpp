@@ -16,7 +16,7 @@ torch::Tensor AutomaticOptimization::run(Batch& batch, int64_t batch_idx, bool a
 
   Closure closure = [&]() -> torch::Tensor {
     closure_ran = true;
-    loss = hooks::module(t, "training_step", [&](Module& m) {
+    loss = hooks::strategy(t, "training_step", [&](Module& m) {
       return t.strategy().training_step(m, batch, batch_idx);
     });
     if (!loss.defined()) return loss;  // Lightning: returning nothing skips this batch

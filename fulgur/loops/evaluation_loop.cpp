@@ -44,20 +44,25 @@ Metrics EvaluationLoop::run(int64_t max_batches, bool log) {
   // Every evaluation run reads its loader from the start.
   loader_->load_state({loader_->state().epoch, 0});
   int64_t batch_idx = 0;
-  for (auto it = max_batches > 0 ? loader_->begin() : loader_->end(); it != loader_->end();) {
+  const char* fetch = testing_ ? "[_EvaluationLoop].test_next" : "[_EvaluationLoop].val_next";
+  auto first = [&] {
+    ProfiledAction timed(t.profiler(), fetch);
+    return max_batches > 0 ? loader_->begin() : loader_->end();
+  };
+  for (auto it = first(); it != loader_->end();) {
     batch_progress.is_last_batch = batch_idx + 1 == max_batches;
     batch_progress.increment_ready();
-    Batch batch = strategy.batch_to_device(module, std::move(*it));
+    Batch batch = hooks::batch_to_device(t, std::move(*it));
     results.set_batch_size(batch_size_of(batch));
     batch_progress.increment_started();
     if (testing_) {
       FULGUR_CALL_HOOK(t, on_test_batch_start, batch, batch_idx);
-      hooks::module(t, "test_step", [&](Module& m) { strategy.test_step(m, batch, batch_idx); });
+      hooks::strategy(t, "test_step", [&](Module& m) { strategy.test_step(m, batch, batch_idx); });
       batch_progress.increment_processed();
       FULGUR_CALL_HOOK(t, on_test_batch_end, batch, batch_idx);
     } else {
       FULGUR_CALL_HOOK(t, on_validation_batch_start, batch, batch_idx);
-      hooks::module(t, "validation_step",
+      hooks::strategy(t, "validation_step",
                     [&](Module& m) { strategy.validation_step(m, batch, batch_idx); });
       batch_progress.increment_processed();
       FULGUR_CALL_HOOK(t, on_validation_batch_end, batch, batch_idx);
@@ -69,6 +74,7 @@ Metrics EvaluationLoop::run(int64_t max_batches, bool log) {
     batch_progress.increment_completed();
     // Stop before fetching a batch that will not run.
     if (++batch_idx >= max_batches) break;
+    ProfiledAction timed(t.profiler(), fetch);
     ++it;
   }
 

@@ -93,7 +93,10 @@ void FitLoop::run_epoch() {
   FULGUR_CALL_HOOK(t, on_train_epoch_start);
   epoch_progress.increment_started();
 
-  epoch_loop.run(*loader_);
+  {
+    ProfiledAction timed(t.profiler(), "run_training_epoch");
+    epoch_loop.run(*loader_);
+  }
   if (epoch_loop.batch_progress.current.processed >= t.num_training_batches()) {
     epoch_loop.resume_point = {t.current_epoch() + 1, 0, epoch_loop.batches_that_stepped};
   }

@@ -23,13 +23,18 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches, bool keep_pr
   FULGUR_CALL_HOOK(t, on_predict_epoch_start);
   loader_->load_state({loader_->state().epoch, 0});
   int64_t batch_idx = 0;
-  for (auto it = max_batches > 0 ? loader_->begin() : loader_->end(); it != loader_->end();) {
+  const char* fetch = "[_PredictionLoop].predict_next";
+  auto first = [&] {
+    ProfiledAction timed(t.profiler(), fetch);
+    return max_batches > 0 ? loader_->begin() : loader_->end();
+  };
+  for (auto it = first(); it != loader_->end();) {
     batch_progress.is_last_batch = batch_idx + 1 == max_batches;
     batch_progress.increment_ready();
-    Batch batch = strategy.batch_to_device(module, std::move(*it));
+    Batch batch = hooks::batch_to_device(t, std::move(*it));
     batch_progress.increment_started();
     FULGUR_CALL_HOOK(t, on_predict_batch_start, batch, batch_idx);
-    auto output = hooks::module(
+    auto output = hooks::strategy(
         t, "predict_step", [&](Module& m) { return strategy.predict_step(m, batch, batch_idx); });
     batch_progress.increment_processed();
     FULGUR_CALL_HOOK(t, on_predict_batch_end, output, batch, batch_idx);
@@ -37,6 +42,7 @@ std::vector<torch::Tensor> PredictionLoop::run(int64_t max_batches, bool keep_pr
     if (keep_predictions) predictions_.push_back(output.defined() ? output.to(torch::kCPU) : output);
     batch_progress.increment_completed();
     if (++batch_idx >= max_batches) break;
+    ProfiledAction timed(t.profiler(), fetch);
     ++it;
   }
   FULGUR_CALL_HOOK(t, on_predict_epoch_end);

@@ -108,10 +108,12 @@ void TrainingEpochLoop::run(DataLoader& loader) {
   batch_progress.is_last_batch = false;
 
   if (done()) return;
-  for (auto it = loader.begin(); it != loader.end();) {
+  const char* fetch = "[_TrainingEpochLoop].train_dataloader_next";
+  for (auto it = [&] { ProfiledAction timed(t.profiler(), fetch); return loader.begin(); }();
+       it != loader.end();) {
     const int64_t idx = batch_progress.current.ready;
     batch_progress.is_last_batch = idx + 1 == t.num_training_batches();
-    Batch batch = strategy.batch_to_device(module, std::move(*it));
+    Batch batch = hooks::batch_to_device(t, std::move(*it));
     batch_progress.increment_ready();
     results.set_batch_size(batch_size_of(batch));
 
@@ -131,15 +133,18 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     batch_progress.increment_started();
 
     torch::Tensor loss;
-    if (GraphedTrainingStep* graphed = graphed_step(); graphed != nullptr) {
-      auto eager = [&](Batch& b) { return automatic.run(b, idx, should_accumulate()); };
-      loss = graphed->run(batch, eager);
-    } else if (module.automatic_optimization()) {
-      loss = automatic.run(batch, idx, should_accumulate());
-    } else {
-      loss = hooks::module(
-          t, "training_step", [&](Module& m) { return strategy.training_step(m, batch, idx); });
-      if (loss.defined()) loss = loss.detach();
+    {
+      ProfiledAction timed(t.profiler(), "run_training_batch");
+      if (GraphedTrainingStep* graphed = graphed_step(); graphed != nullptr) {
+        auto eager = [&](Batch& b) { return automatic.run(b, idx, should_accumulate()); };
+        loss = graphed->run(batch, eager);
+      } else if (module.automatic_optimization()) {
+        loss = automatic.run(batch, idx, should_accumulate());
+      } else {
+        loss = hooks::strategy(
+            t, "training_step", [&](Module& m) { return strategy.training_step(m, batch, idx); });
+        if (loss.defined()) loss = loss.detach();
+      }
     }
     batch_progress.increment_processed();
     resume_point = {t.current_epoch(), batch_progress.current.processed,
@@ -169,6 +174,7 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     if (signal != 0) t.stop_on_signal(signal);
     // Stop before fetching a batch that will not run (the loader's position stays exact).
     if (done()) break;
+    ProfiledAction timed(t.profiler(), fetch);
     ++it;
   }
 }

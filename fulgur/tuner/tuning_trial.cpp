@@ -35,6 +35,7 @@ TrainerOptions trial_options(const TrainerOptions& user,
   o.enable_model_summary = false;
   o.max_time.reset();  // the Timer is a callback, and a search's callbacks are its own
   o.seed.reset();      // seeding again would change the user's random streams
+  o.profiler = {};     // a trial's report would interrupt the search's output
   // Lightning searches from on_fit_start (or the Tuner, before fit), so before the sanity check.
   o.num_sanity_val_steps = 0;
   return o;

@@ -124,6 +124,8 @@ TEST_F(LightningCLITest, BindsEveryScalarTrainerOption) {
                            "deterministic",
                            "benchmark",
                            "inference_mode",
+                           "profiler",
+                           "detect_anomaly",
                            "default_root_dir"}) {
     EXPECT_TRUE(cli->schema().contains(std::string("trainer.") + name)) << name;
   }

@@ -169,6 +169,9 @@ TEST(CheckpointRestore, HpcIsTheLargestNumberAndASlurmFitResumesFromIt) {
   Trainer requeued(quiet({.max_steps = 2, .default_root_dir = root}));
   requeued.fit(module);
   EXPECT_EQ(requeued.ckpt_path(), root + "/hpc_ckpt_10.ckpt");
+  // As Lightning's, every stage does (even given a Module).
+  requeued.test(module, nullptr, std::nullopt, false);
+  EXPECT_EQ(requeued.ckpt_path(), root + "/hpc_ckpt_10.ckpt");
 }
 
 }  // namespace

@@ -94,7 +94,9 @@ class LightningResume : public ::testing::Test {
     const std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_EQ(trainer.global_step(), 12);
     EXPECT_FALSE(net.batches.empty());
-    if (!net.batches.empty()) EXPECT_EQ(net.batches.front(), first);
+    if (!net.batches.empty()) {
+      EXPECT_EQ(net.batches.front(), first);
+    }
 
     const auto losses = expected_.at("losses").toTensor();
     EXPECT_EQ(static_cast<int64_t>(net.losses.size()), 12 - first_step);

@@ -230,6 +230,31 @@ TEST_F(BatchSizeFinderTest, CallbackTunesAtFitStartAndTheFitUsesTheSize) {
   EXPECT_EQ(trainer.global_step(), 32);
 }
 
+// configure_optimizers' estimated_stepping_batches sets the training loader up before the
+// search; the fit still trains at the size found (and the estimate is the old size's, as
+// Lightning's).
+TEST_F(BatchSizeFinderTest, TheFitUsesTheSizeFoundAlsoAfterEstimatedSteppingBatches) {
+  struct Estimating : TunableModule {
+    using TunableModule::TunableModule;
+    OptimizerConfig configure_optimizers() override {
+      estimates.push_back(trainer()->estimated_stepping_batches());
+      return TunableModule::configure_optimizers();
+    }
+    std::vector<int64_t> estimates;
+  } module({.train_samples = 1000, .train_memory_limit = 40});
+  module.save_hyperparameters({{"batch_size", int64_t{2}}});
+  auto o = options();
+  o.callbacks = {std::make_shared<BatchSizeFinder>()};
+  Trainer trainer(o);
+  ::testing::internal::CaptureStdout();
+  trainer.fit(module);
+  ::testing::internal::GetCapturedStdout();
+  ASSERT_FALSE(module.estimates.empty());
+  EXPECT_EQ(module.estimates.front(), 500);  // the fit's own (before the trials'), at size 2
+  EXPECT_EQ(trainer.num_training_batches(), 32);
+  EXPECT_EQ(trainer.global_step(), 32);
+}
+
 TEST_F(BatchSizeFinderTest, AFinderFromConfigureCallbacksSearchesOnceWithoutItsOwnCallbacks) {
   // The trials do not ask configure_callbacks (Lightning's search clears the callbacks): the
   // finder does not search again inside its own trials, and the ModelCheckpoint beside it
