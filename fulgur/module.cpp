@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
+#include "fulgur/callbacks/progress_bar.h"
 #include "fulgur/connectors/logger_connector.h"
 #include "fulgur/errors.h"
 #include "fulgur/strategies/strategy.h"
@@ -93,6 +96,70 @@ void Module::clip_gradients(Optimizer& optimizer, std::optional<double> gradient
     return;
   }
   Precision().clip_gradients(optimizer.optimizer(), *gradient_clip_val, algorithm);
+}
+
+void Module::toggle_optimizer(Optimizer& optimizer) {
+  std::unordered_map<const c10::TensorImpl*, bool> state;
+  for (const auto& opt : optimizers()) {
+    for (auto& group : opt->param_groups()) {
+      for (auto& param : group.params()) {
+        if (state.emplace(param.unsafeGetTensorImpl(), param.requires_grad()).second) {
+          param.set_requires_grad(false);
+        }
+      }
+    }
+  }
+  for (auto& group : optimizer.param_groups()) {
+    for (auto& param : group.params()) {
+      const auto it = state.find(param.unsafeGetTensorImpl());
+      if (it != state.end()) param.set_requires_grad(it->second);
+    }
+  }
+  param_requires_grad_state_ = std::move(state);
+}
+
+void Module::untoggle_optimizer(Optimizer& optimizer) {
+  for (const auto& opt : optimizers()) {
+    if (opt.get() == &optimizer) continue;
+    for (auto& group : opt->param_groups()) {
+      for (auto& param : group.params()) {
+        const auto it = param_requires_grad_state_.find(param.unsafeGetTensorImpl());
+        if (it != param_requires_grad_state_.end()) param.set_requires_grad(it->second);
+      }
+    }
+  }
+  param_requires_grad_state_.clear();
+}
+
+Module::ToggledOptimizer::ToggledOptimizer(Module& module, Optimizer& optimizer)
+    : module_(module), optimizer_(optimizer) {
+  module_.toggle_optimizer(optimizer_);
+}
+
+Module::ToggledOptimizer::~ToggledOptimizer() { module_.untoggle_optimizer(optimizer_); }
+
+void Module::freeze() {
+  for (auto& param : parameters()) param.set_requires_grad(false);
+  eval();
+}
+
+void Module::unfreeze() {
+  for (auto& param : parameters()) param.set_requires_grad(true);
+  train();
+}
+
+void Module::print_line(const std::string& line) {
+  if (trainer_ != nullptr) {
+    if (!trainer_->is_global_zero()) return;
+    for (const auto& callback : trainer_->callbacks()) {
+      if (auto* bar = dynamic_cast<ProgressBar*>(callback.get())) {
+        bar->print(*trainer_, line);
+        return;
+      }
+    }
+  }
+  std::fputs((line + "\n").c_str(), stdout);
+  std::fflush(stdout);
 }
 
 torch::Device Module::device() const {

@@ -7,7 +7,9 @@
 // Trainer calls every hook in Lightning's order; for the same hook, callbacks run first.
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -28,8 +30,6 @@ class DataLoader;
 namespace metrics {
 class Metric;
 }  // namespace metrics
-
-
 
 class Module : public torch::nn::Module {
  public:
@@ -65,6 +65,43 @@ class Module : public torch::nn::Module {
   // Clips the gradients of `optimizer`'s parameters through the precision plugin.
   void clip_gradients(Optimizer& optimizer, std::optional<double> gradient_clip_val,
                       std::optional<GradClipAlgorithm> gradient_clip_algorithm = std::nullopt);
+  // Several optimizers (a GAN): while `optimizer` is toggled only its parameters require
+  // gradients, so a backward leaves no gradients on the others'. Every parameter of the
+  // Trainer's optimizers is noted first and set back by untoggle_optimizer, so one frozen in
+  // configure_optimizers stays frozen. As Lightning's.
+  void toggle_optimizer(Optimizer& optimizer);
+  void untoggle_optimizer(Optimizer& optimizer);
+  // Lightning's `with self.toggled_optimizer(opt):` — toggles now, untoggles at scope exit.
+  class ToggledOptimizer {
+   public:
+    ToggledOptimizer(Module& module, Optimizer& optimizer);
+    ~ToggledOptimizer();
+    ToggledOptimizer(const ToggledOptimizer&) = delete;
+    ToggledOptimizer& operator=(const ToggledOptimizer&) = delete;
+
+   private:
+    Module& module_;
+    Optimizer& optimizer_;
+  };
+  [[nodiscard]] ToggledOptimizer toggled_optimizer(Optimizer& optimizer) {
+    return ToggledOptimizer(*this, optimizer);
+  }
+
+  // ---- inference ----
+  // Every parameter stops requiring gradients and the module goes to eval mode; unfreeze()
+  // undoes both (train mode). As Lightning's freeze()/unfreeze().
+  void freeze();
+  void unfreeze();
+
+  // Lightning's self.print: the arguments, separated by spaces, on global rank 0 only; above
+  // the progress bar when the Trainer has one (the bar is drawn again below the line).
+  template <typename... Args>
+  void print(const Args&... args) {
+    std::ostringstream line;
+    const char* separator = "";
+    ((line << separator << args, separator = " "), ...);
+    print_line(line.str());
+  }
 
   // ---- checkpoints ----
   // Lightning's strict_loading: when false, restoring from a checkpoint (fit, validate, test,
@@ -187,6 +224,8 @@ class Module : public torch::nn::Module {
 
  private:
   friend class Trainer;
+  void print_line(const std::string& line);
+
   std::string module_name_;
   bool automatic_optimization_ = true;
   bool strict_loading_ = true;
@@ -195,6 +234,8 @@ class Module : public torch::nn::Module {
   // capture_modes(): this module's mode, then each submodule's, parents before children.
   bool captured_training_ = true;
   std::vector<std::pair<std::shared_ptr<torch::nn::Module>, bool>> captured_modes_;
+  // toggle_optimizer(): each parameter's requires_grad before, until untoggle_optimizer().
+  std::unordered_map<const c10::TensorImpl*, bool> param_requires_grad_state_;
 };
 
 }  // namespace fulgur

@@ -170,7 +170,20 @@ Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
         "Trainer was configured with enable_checkpointing=false but found a ModelCheckpoint in "
         "the callbacks list; remove it or set enable_checkpointing=true");
   }
-  if (options_.enable_progress_bar && !has(static_cast<ProgressBar*>(nullptr))) {
+  const auto progress_bars =
+      std::count_if(callbacks_.begin(), callbacks_.end(),
+                    [](const auto& cb) { return dynamic_cast<ProgressBar*>(cb.get()) != nullptr; });
+  if (progress_bars > 1) {
+    throw ConfigError(
+        "You added multiple progress bar callbacks to the Trainer, but only one progress bar "
+        "is supported");
+  }
+  if (progress_bars == 1 && !options_.enable_progress_bar) {
+    throw ConfigError(
+        "Trainer was configured with enable_progress_bar=false but found a ProgressBar in the "
+        "callbacks list; remove it or set enable_progress_bar=true");
+  }
+  if (options_.enable_progress_bar && progress_bars == 0) {
     callbacks_.push_back(std::make_shared<ProgressBar>());
   }
   if (options_.enable_model_summary && !has(static_cast<ModelSummary*>(nullptr))) {

@@ -102,6 +102,20 @@ void ProgressBar::finish(Trainer& trainer) {
   std::fflush(out_);
 }
 
+void ProgressBar::print(Trainer& trainer, const std::string& text) {
+  if (!trainer.is_global_zero()) return;
+  const bool redraw = line_open_;
+  // Over a drawn bar: back to the line's start, the text, the rest of the bar's line erased.
+  const std::string line = redraw ? "\r" + text + "\x1b[K\n" : text + "\n";
+  std::fputs(line.c_str(), out_);
+  line_open_ = false;
+  if (redraw) {
+    update(trainer, bar_.done, /*force=*/true);
+  } else {
+    std::fflush(out_);
+  }
+}
+
 void ProgressBar::on_train_epoch_start(Trainer& trainer, Module&) {
   start(fmt::format("Epoch {}", trainer.current_epoch()), trainer.num_training_batches(), true);
 }

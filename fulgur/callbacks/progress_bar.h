@@ -33,6 +33,10 @@ class ProgressBar : public Callback {
                             int64_t batch_idx) override;
   void on_predict_end(Trainer& trainer, Module&) override;
 
+  // Lightning's progress_bar.print (tqdm.write): `text` on a line of its own; a bar being
+  // drawn is drawn again below it. Module::print comes here.
+  void print(Trainer& trainer, const std::string& text);
+
  private:
   void start(const std::string& label, int64_t total, bool with_metrics);
   void update(Trainer& trainer, int64_t done, bool force);

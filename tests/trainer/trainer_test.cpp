@@ -8,6 +8,7 @@
 
 #include "fulgur/accelerators/accelerator.h"
 #include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/callbacks/progress_bar.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/loggers/logger.h"
@@ -102,6 +103,13 @@ TEST(Trainer, BadOptionsAreConfigErrorsNamingTheOption) {
   EXPECT_EQ(message({.callbacks = {mc}, .enable_checkpointing = false}),
             "Trainer was configured with enable_checkpointing=false but found a ModelCheckpoint "
             "in the callbacks list; remove it or set enable_checkpointing=true");
+  auto bar = std::make_shared<ProgressBar>();
+  EXPECT_EQ(message({.callbacks = {bar}, .enable_progress_bar = false}),
+            "Trainer was configured with enable_progress_bar=false but found a ProgressBar in "
+            "the callbacks list; remove it or set enable_progress_bar=true");
+  EXPECT_EQ(message({.callbacks = {bar, std::make_shared<ProgressBar>()}}),
+            "You added multiple progress bar callbacks to the Trainer, but only one progress bar "
+            "is supported");
 }
 
 TEST(Trainer, CkptPathRestoresWeightsForTest) {
