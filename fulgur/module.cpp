@@ -7,6 +7,7 @@
 #include "fulgur/callbacks/progress_bar.h"
 #include "fulgur/connectors/logger_connector.h"
 #include "fulgur/errors.h"
+#include "fulgur/strategies/gather_ranks.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
 
@@ -138,14 +139,33 @@ Module::ToggledOptimizer::ToggledOptimizer(Module& module, Optimizer& optimizer)
 
 Module::ToggledOptimizer::~ToggledOptimizer() { module_.untoggle_optimizer(optimizer_); }
 
-void Module::freeze() {
+Module& Module::freeze() {
   for (auto& param : parameters()) param.set_requires_grad(false);
   eval();
+  return *this;
 }
 
-void Module::unfreeze() {
+Module& Module::unfreeze() {
   for (auto& param : parameters()) param.set_requires_grad(true);
   train();
+  return *this;
+}
+
+torch::Tensor Module::all_gather(const torch::Tensor& tensor, bool sync_grads) {
+  if (trainer_ == nullptr) {
+    throw MisconfigurationError(fmt::format(
+        "{}.all_gather: the module is not attached to a Trainer (call it from a hook or step "
+        "during fit, validate, test or predict)",
+        module_name_));
+  }
+  return gather_ranks(trainer_->strategy(), tensor, sync_grads);
+}
+
+std::map<std::string, torch::Tensor> Module::all_gather(
+    const std::map<std::string, torch::Tensor>& tensors, bool sync_grads) {
+  std::map<std::string, torch::Tensor> gathered;
+  for (const auto& [name, tensor] : tensors) gathered.emplace(name, all_gather(tensor, sync_grads));
+  return gathered;
 }
 
 void Module::print_line(const std::string& line) {

@@ -90,8 +90,8 @@ class Module : public torch::nn::Module {
   // ---- inference ----
   // Every parameter stops requiring gradients and the module goes to eval mode; unfreeze()
   // undoes both (train mode). As Lightning's freeze()/unfreeze().
-  void freeze();
-  void unfreeze();
+  Module& freeze();
+  Module& unfreeze();
 
   // Lightning's self.print: the arguments, separated by spaces, on global rank 0 only; above
   // the progress bar when the Trainer has one (the bar is drawn again below the line).
@@ -102,6 +102,16 @@ class Module : public torch::nn::Module {
     ((line << separator << args, separator = " "), ...);
     print_line(line.str());
   }
+
+  // ---- collectives (every rank must call them, with tensors of the same shapes) ----
+  // Lightning's self.all_gather: every rank's tensor stacked along a new first dimension
+  // (world_size × ...); in a world of one process the tensor itself. sync_grads keeps the result
+  // in the autograd graph, gradients flowing back to each rank's tensor (every rank must then
+  // run backward through it); without it the result is detached. Needs a Trainer.
+  torch::Tensor all_gather(const torch::Tensor& tensor, bool sync_grads = false);
+  // The same for each tensor of a dict, in the dict's (sorted) order on every rank.
+  std::map<std::string, torch::Tensor> all_gather(
+      const std::map<std::string, torch::Tensor>& tensors, bool sync_grads = false);
 
   // ---- checkpoints ----
   // Lightning's strict_loading: when false, restoring from a checkpoint (fit, validate, test,

@@ -10,6 +10,7 @@
 #include "fulgur/launchers/error_file.h"
 #include "fulgur/optim/optimizer_state.h"
 #include "fulgur/seed.h"
+#include "fulgur/strategies/gather_ranks.h"
 
 namespace fulgur {
 
@@ -186,8 +187,8 @@ torch::Tensor Fabric::all_reduce(const torch::Tensor& tensor, ReduceOp op) {
   return strategy_->reduce(tensor, op);
 }
 
-torch::Tensor Fabric::all_gather(const torch::Tensor& tensor) {
-  return torch::stack(strategy_->all_gather(tensor));
+torch::Tensor Fabric::all_gather(const torch::Tensor& tensor, bool sync_grads) {
+  return gather_ranks(*strategy_, tensor, sync_grads);
 }
 
 torch::Tensor Fabric::broadcast(const torch::Tensor& tensor, int src) {

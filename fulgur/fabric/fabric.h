@@ -122,8 +122,9 @@ class Fabric {
 
   // ---- collectives (every rank must call them, in the same order) ----
   torch::Tensor all_reduce(const torch::Tensor& tensor, ReduceOp op = ReduceOp::Mean);
-  // The tensors of all ranks stacked along a new first dimension (world_size × ...).
-  torch::Tensor all_gather(const torch::Tensor& tensor);
+  // The tensors of all ranks stacked along a new first dimension (world_size × ...); in a world
+  // of one process the tensor itself, as Lightning's. sync_grads: see Module::all_gather.
+  torch::Tensor all_gather(const torch::Tensor& tensor, bool sync_grads = false);
   torch::Tensor broadcast(const torch::Tensor& tensor, int src = 0);
   std::string broadcast(const std::string& text, int src = 0);
   void barrier(const std::string& name = "");

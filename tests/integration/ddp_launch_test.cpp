@@ -3,6 +3,7 @@
 // double batch, sync_dist values are the true means, validation counts each sample once, one
 // log and one set of checkpoints), two "nodes" meet on loopback, and a failing, killed or
 // interrupted rank brings the whole job down quickly with no process left behind.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -104,6 +105,17 @@ TEST_F(DDPLaunchTest, TwoRanksTrainLikeOneProcessWithTheDoubleBatch) {
   EXPECT_NE(r0.at("pid"), r1.at("pid"));
   EXPECT_LE(max_abs_diff(r0.at("weights"), one.at("weights")), 1e-5);
   EXPECT_EQ(r0.at("weights"), r1.at("weights"));
+  // Module::all_gather: stacked by rank; one process gets its tensor back unchanged. With
+  // sync_grads rank r's gradient is (1 + 2) × its slice's weights [2r + 1, 2r + 2].
+  EXPECT_EQ(one.at("gathered_shape"), "2");
+  EXPECT_EQ(one.at("gathered"), "0,1");
+  EXPECT_EQ(one.at("sync_grad"), "1,2");
+  for (const auto& r : {r0, r1}) {
+    EXPECT_EQ(r.at("gathered_shape"), "2,2");
+    EXPECT_EQ(r.at("gathered"), "0,1,10,11");
+  }
+  EXPECT_EQ(r0.at("sync_grad"), "3,6");
+  EXPECT_EQ(r1.at("sync_grad"), "9,12");
   // sync_dist: the mean over ranks of rank + 1, and every validation sample counted once.
   EXPECT_EQ(r0.at("rank_plus_one"), "1.5");
   EXPECT_EQ(r1.at("rank_plus_one"), "1.5");
@@ -153,6 +165,10 @@ TEST_F(DDPLaunchTest, TwoNodesOnLoopbackTrainAsOneWorld) {
     EXPECT_EQ(r.at("world_size"), "4") << rank;
     EXPECT_EQ(r.at("rank_plus_one"), "2.5") << rank;
     EXPECT_EQ(r.at("val_samples"), "9") << rank;
+    EXPECT_EQ(r.at("gathered"), "0,1,10,11,20,21,30,31") << rank;
+    // (1 + 2 + 3 + 4) × [2r + 1, 2r + 2]
+    EXPECT_EQ(r.at("sync_grad"), fmt::format("{},{}", 10 * (2 * rank + 1), 10 * (2 * rank + 2)))
+        << rank;
     EXPECT_LE(max_abs_diff(r.at("weights"), one.at("weights")), 1e-5) << rank;
   }
 }

@@ -1,11 +1,12 @@
 // ddp-trainer-worker: a small fit through the Trainer with strategy "ddp", started once by
 // ddp_launch_test.cpp; fulgur's launcher starts the other ranks. Each rank writes
-// <dir>/rank<R>.txt ("name=value" lines): its pid as soon as it trains, then its final weights
-// and metrics. A failure can be injected into one rank.
+// <dir>/rank<R>.txt ("name=value" lines): its pid as soon as it trains, what all_gather gave
+// at the first step, then its final weights and metrics. A failure can be injected into one rank.
 //
 //   ddp-trainer-worker --dir D [--devices N] [--num-nodes N] [--batch B] [--steps K]
 //                      [--accumulate A] [--step-ms MS] [--fail-rank R --fail-step S --fail-how throw|kill]
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -57,6 +58,13 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+std::string flat(const torch::Tensor& t) {
+  auto v = t.flatten().to(torch::kFloat64).contiguous();
+  std::string out;
+  for (int64_t i = 0; i < v.numel(); ++i) out += fmt::format("{}{:.9g}", i ? "," : "", v[i].item<double>());
+  return out;
+}
+
 // 4 → 3 → 1, mean squared error.
 class TinyRegression : public fulgur::Module {
  public:
@@ -75,6 +83,7 @@ class TinyRegression : public fulgur::Module {
       throw std::runtime_error(fmt::format("injected failure in rank {} at step {}", rank_,
                                            batch_idx));
     }
+    if (batch_idx == 0) record_all_gather();
     if (args_.step_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(args_.step_ms));
     auto loss = torch::mse_loss(forward(batch.data), batch.target);
     // The mean over ranks of rank + 1: (1 + … + world) / world.
@@ -95,6 +104,19 @@ class TinyRegression : public fulgur::Module {
   torch::Tensor forward(const torch::Tensor& x) {
     return out_->forward(torch::tanh(hidden_->forward(x)));
   }
+  // Each rank's [10 × rank, 10 × rank + 1] gathered; then a sync_grads gather of [rank + 1] × 2
+  // that rank j weighs by (j + 1) × [1, 2, 3, ...]: the gradient reaching rank r is the sum over
+  // the ranks of what each gave to r's slice.
+  void record_all_gather() {
+    const auto gathered = all_gather(torch::tensor({10.0 * rank_, 10.0 * rank_ + 1}));
+    write("gathered_shape", fmt::format("{}", fmt::join(gathered.sizes(), ",")));
+    write("gathered", flat(gathered));
+    auto x = torch::full({2}, static_cast<double>(rank_ + 1), torch::requires_grad());
+    const auto stacked = all_gather(x, /*sync_grads=*/true);
+    const auto weights = torch::arange(1.0, stacked.numel() + 1.0).view(stacked.sizes());
+    (stacked * weights * static_cast<double>(rank_ + 1)).sum().backward();
+    write("sync_grad", flat(x.grad()));
+  }
   void write(const std::string& name, const std::string& value, bool append = true) const {
     std::ofstream out(fmt::format("{}/rank{}.txt", args_.dir, rank_),
                       append ? std::ios::app : std::ios::trunc);
@@ -106,13 +128,6 @@ class TinyRegression : public fulgur::Module {
   int rank_ = 0;
   torch::nn::Linear hidden_{nullptr}, out_{nullptr};
 };
-
-std::string flat(const torch::Tensor& t) {
-  auto v = t.flatten().to(torch::kFloat64).contiguous();
-  std::string out;
-  for (int64_t i = 0; i < v.numel(); ++i) out += fmt::format("{}{:.9g}", i ? "," : "", v[i].item<double>());
-  return out;
-}
 
 }  // namespace
 

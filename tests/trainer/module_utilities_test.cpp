@@ -1,5 +1,6 @@
 // The Module's helpers beyond the hooks: toggle_optimizer / untoggle_optimizer (and the scoped
-// toggled_optimizer), freeze / unfreeze, and print, each as Lightning's.
+// toggled_optimizer), freeze / unfreeze, print and all_gather (in one process; the DDP ranks'
+// all_gather runs in tests/integration/ddp_launch_test.cpp), each as Lightning's.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "fulgur/callbacks/progress_bar.h"
+#include "fulgur/errors.h"
 #include "fulgur/trainer.h"
 #include "trainer/recording.h"
 
@@ -111,14 +113,60 @@ TEST(ModuleToggleOptimizer, TheScopedToggleUntogglesAtTheScopesEnd) {
 TEST(ModuleFreeze, FreezeStopsGradientsAndEvaluatesUnfreezeUndoesBoth) {
   Calls calls;
   RecordingModule module(calls, 4, 0);
-  module.freeze();
+  EXPECT_EQ(&module.freeze(), &module);
   EXPECT_FALSE(module.is_training());
   for (const auto& child : module.modules(/*include_self=*/false)) EXPECT_FALSE(child->is_training());
   for (const auto& [name, on] : requires_grad(module)) EXPECT_FALSE(on) << name;
-  module.unfreeze();
+  EXPECT_EQ(&module.unfreeze(), &module);  // both return the module, as Lightning's
   EXPECT_TRUE(module.is_training());
   for (const auto& child : module.modules(/*include_self=*/false)) EXPECT_TRUE(child->is_training());
   for (const auto& [name, on] : requires_grad(module)) EXPECT_TRUE(on) << name;
+}
+
+// Gathers in training_step, in a world of one process.
+class GatheringModule : public RecordingModule {
+ public:
+  explicit GatheringModule(Calls& calls) : RecordingModule(calls, 2, 0) {}
+  torch::Tensor training_step(Batch& batch, int64_t idx) override {
+    const auto t = torch::arange(6.0).view({2, 3});
+    gathered = all_gather(t);
+    same_tensor = gathered.unsafeGetTensorImpl() == t.unsafeGetTensorImpl();
+    gathered_dict = all_gather({{"a", torch::ones({2})}, {"b", torch::zeros({})}});
+    // sync_grads in a world of one: the tensor itself, so its gradient is the plain one.
+    auto x = torch::full({3}, 2.0, torch::requires_grad());
+    (all_gather(x, /*sync_grads=*/true) * torch::arange(3.0)).sum().backward();
+    x_grad = x.grad();
+    return RecordingModule::training_step(batch, idx);
+  }
+  torch::Tensor gathered, x_grad;
+  bool same_tensor = false;
+  std::map<std::string, torch::Tensor> gathered_dict;
+};
+
+TEST(ModuleAllGather, InAWorldOfOneProcessReturnsTheTensorUnchanged) {
+  Calls calls;
+  GatheringModule module(calls);
+  Trainer trainer(quiet({.max_epochs = 1}));
+  trainer.fit(module);
+  EXPECT_TRUE(module.same_tensor);
+  EXPECT_TRUE(torch::equal(module.gathered, torch::arange(6.0).view({2, 3})));
+  ASSERT_EQ(module.gathered_dict.size(), 2u);
+  EXPECT_TRUE(torch::equal(module.gathered_dict.at("a"), torch::ones({2})));
+  EXPECT_EQ(module.gathered_dict.at("b").dim(), 0);
+  EXPECT_TRUE(torch::equal(module.x_grad, torch::arange(3.0)));
+}
+
+TEST(ModuleAllGather, WithoutATrainerIsAClearError) {
+  Calls calls;
+  RecordingModule module(calls);
+  try {
+    module.all_gather(torch::ones({2}));
+    FAIL() << "no error";
+  } catch (const MisconfigurationError& e) {
+    EXPECT_STREQ(e.what(),
+                 "RecordingModule.all_gather: the module is not attached to a Trainer (call it "
+                 "from a hook or step during fit, validate, test or predict)");
+  }
 }
 
 // Prints from training_step, with and without a progress bar.
