@@ -2,7 +2,12 @@
 // How loops call hooks: callbacks first, then the Module (Lightning's order), each call inside
 // a LoggerConnector scope naming the hook, so `log()` knows its defaults, and timed under
 // Lightning's action name when the Trainer has a profiler.
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
 #include <string>
+#include <typeinfo>
 
 #include "fulgur/callbacks/callback.h"
 #include "fulgur/connectors/logger_connector.h"
@@ -35,9 +40,21 @@ decltype(auto) module(Trainer& trainer, const char* fx, Fn&& fn) {
   return fn(*trainer.module());
 }
 
+// The Strategy's class name without namespaces, as Lightning's type(strategy).__name__:
+// "SingleDeviceStrategy", "DDPStrategy", or a user's own strategy class.
+inline std::string strategy_class_name(const Strategy& strategy) {
+  const char* mangled = typeid(strategy).name();
+  int status = 0;
+  const std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  const std::string name = status == 0 ? demangled.get() : mangled;
+  const auto colon = name.rfind("::");
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
 // Lightning's profiler name for the Strategy's `fx`.
 inline std::string strategy_action(const Trainer& trainer, const char* fx) {
-  return "[Strategy]" + trainer.strategy().name() + "." + fx;
+  return "[Strategy]" + strategy_class_name(trainer.strategy()) + "." + fx;
 }
 
 // The steps (training_step, validation_step, ...): the Module's, run by the Strategy.

@@ -5,7 +5,7 @@
 // is timed and no action name is built.
 //
 // Action names are Lightning's: "[Callback]ModelCheckpoint.on_train_batch_end",
-// "[LightningModule]Net.on_fit_start", "[Strategy]single_device.training_step",
+// "[LightningModule]Net.on_fit_start", "[Strategy]SingleDeviceStrategy.training_step",
 // "[LightningDataModule]MNIST.setup", "run_training_epoch", "run_training_batch",
 // "[_TrainingEpochLoop].train_dataloader_next", "[_EvaluationLoop].val_next", "save_checkpoint".
 #include <optional>

@@ -10,6 +10,7 @@
 #include "fulgur/data/data_module.h"
 #include "fulgur/errors.h"
 #include "fulgur/profilers/simple_profiler.h"
+#include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/trainer.h"
 #include "callbacks/checkpointing.h"
 #include "trainer/recording.h"
@@ -44,10 +45,10 @@ TEST(SimpleProfiler, TimesEveryActionOfAFitUnderLightningsNames) {
   const std::vector<std::pair<std::string, int64_t>> expected = {
       {"run_training_epoch", 2},
       {"run_training_batch", 4},
-      {"[Strategy]single_device.training_step", 4},
-      {"[Strategy]single_device.backward", 4},
-      {"[Strategy]single_device.validation_step", 2 + 4},  // the sanity check's 2, then 2 a epoch
-      {"[Strategy]single_device.batch_to_device", 4 + 6},
+      {"[Strategy]SingleDeviceStrategy.training_step", 4},
+      {"[Strategy]SingleDeviceStrategy.backward", 4},
+      {"[Strategy]SingleDeviceStrategy.validation_step", 2 + 4},  // the sanity check's 2, then 2 a epoch
+      {"[Strategy]SingleDeviceStrategy.batch_to_device", 4 + 6},
       // One fetch per batch: a loop stops after its last batch, before fetching the end.
       {"[_TrainingEpochLoop].train_dataloader_next", 2 * 2},
       {"[_EvaluationLoop].val_next", 2 + 2 * 2},
@@ -69,6 +70,28 @@ TEST(SimpleProfiler, TimesEveryActionOfAFitUnderLightningsNames) {
 
   trainer.save_checkpoint(fresh_dir("profiler_save") + "/a.ckpt");
   EXPECT_EQ(calls_of(*profiler, "save_checkpoint"), 1);
+}
+
+// A user's own strategy is named by its class, as Lightning's type(strategy).__name__.
+class CustomSingleDevice : public SingleDeviceStrategy {
+ public:
+  std::string name() const override { return "custom"; }
+};
+
+TEST(SimpleProfiler, NamesTheStrategyByItsClass) {
+  Calls calls;
+  RecordingModule module(calls, /*train_samples=*/4, /*val_samples=*/0);
+  auto profiler = std::make_shared<SimpleProfiler>();
+  auto options = quiet({.max_epochs = 1});
+  options.strategy = std::make_shared<CustomSingleDevice>();
+  options.profiler = profiler;
+  Trainer trainer(options);
+  ::testing::internal::CaptureStdout();
+  trainer.fit(module);
+  ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(calls_of(*profiler, "[Strategy]CustomSingleDevice.training_step"), 2);
+  EXPECT_EQ(calls_of(*profiler, "[Strategy]CustomSingleDevice.backward"), 2);
+  EXPECT_EQ(calls_of(*profiler, "[Strategy]SingleDeviceStrategy.training_step"), 0);
 }
 
 TEST(SimpleProfiler, ADataModulesHooksAreItsOwn) {
@@ -215,9 +238,9 @@ TEST(SimpleProfiler, ActionsNest) {
            profiler->events.begin();
   };
   EXPECT_LT(at("+run_training_epoch"), at("+run_training_batch"));
-  EXPECT_LT(at("+run_training_batch"), at("+[Strategy]single_device.training_step"));
-  EXPECT_LT(at("-[Strategy]single_device.training_step"), at("+[Strategy]single_device.backward"));
-  EXPECT_LT(at("-[Strategy]single_device.backward"), at("-run_training_batch"));
+  EXPECT_LT(at("+run_training_batch"), at("+[Strategy]SingleDeviceStrategy.training_step"));
+  EXPECT_LT(at("-[Strategy]SingleDeviceStrategy.training_step"), at("+[Strategy]SingleDeviceStrategy.backward"));
+  EXPECT_LT(at("-[Strategy]SingleDeviceStrategy.backward"), at("-run_training_batch"));
   EXPECT_LT(at("-run_training_batch"), at("-run_training_epoch"));
   EXPECT_LT(at("-run_training_epoch"), static_cast<std::ptrdiff_t>(profiler->events.size()));
 }
