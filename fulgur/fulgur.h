@@ -6,6 +6,8 @@
 #include "fulgur/accelerators/cpu_accelerator.h"
 #include "fulgur/accelerators/cuda_accelerator.h"
 #include "fulgur/accelerators/host_allocator.h"
+#include "fulgur/callbacks/backbone_finetuning.h"
+#include "fulgur/callbacks/base_finetuning.h"
 #include "fulgur/callbacks/base_prediction_writer.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/callback.h"

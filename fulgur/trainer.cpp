@@ -556,6 +556,9 @@ void Trainer::fit_impl(std::shared_ptr<DataLoader> train, std::shared_ptr<DataLo
     for (const auto& logger : loggers_) logger->log_hyperparams(hparams);
   }
   FULGUR_CALL_HOOK(*this, on_fit_start);
+  // As Lightning's: after on_fit_start, where a finetuning callback rebuilds the param groups it
+  // had added to the optimizers.
+  if (ckpt_path_) checkpoint_connector_->restore_optimizers_and_schedulers();
 
   // Sanity check: a few validation batches before training, so a broken validation_step
   // fails in seconds rather than after an epoch. Not when resuming (it ran the first time), and

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "fulgur/callbacks/backbone_finetuning.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
@@ -72,6 +73,21 @@ void bind_early_stopping(OptionSchema& a, EarlyStoppingOptions& o) {
   a.add("divergence_threshold", o.divergence_threshold, "stop once the metric is worse than this");
   a.add("check_on_train_epoch_end", o.check_on_train_epoch_end,
         "check at the training epoch's end (null: decided at setup, as Lightning)");
+}
+
+void bind_backbone_finetuning(OptionSchema& a, BackboneFinetuningOptions& o) {
+  a.add("unfreeze_backbone_at_epoch", o.unfreeze_backbone_at_epoch,
+        "the epoch at which the backbone is unfrozen");
+  a.add("backbone_initial_ratio_lr", o.backbone_initial_ratio_lr,
+        "the backbone's first rate as a fraction of the first group's");
+  a.add("backbone_initial_lr", o.backbone_initial_lr,
+        "the backbone's first rate (null: by backbone_initial_ratio_lr)");
+  a.add("should_align", o.should_align, "follow the first group's rate once it is reached");
+  a.add("initial_denom_lr", o.initial_denom_lr, "kept for Lightning's signature");
+  a.add("train_bn", o.train_bn, "the backbone's batch norms join its param group");
+  a.add("verbose", o.verbose, "print both rates at each epoch's start");
+  a.add("rounding", o.rounding, "decimals printed");
+  a.add("backbone", o.backbone, "the name of the Module's submodule to finetune");
 }
 
 void bind_learning_rate_monitor(OptionSchema& a, LearningRateMonitorOptions& o) {
@@ -199,6 +215,9 @@ std::shared_ptr<Callback> make_callback(const Options& options) {
 ComponentRegistry<Callback>& callback_registry() {
   static ComponentRegistry<Callback>* registry = [] {
     auto* r = new ComponentRegistry<Callback>("callback");
+    r->add<BackboneFinetuningOptions>(
+        "BackboneFinetuning", "trains the head first, then unfreezes the backbone at an epoch",
+        bind_backbone_finetuning, make_callback<BackboneFinetuning, BackboneFinetuningOptions>);
     r->add<EarlyStoppingOptions>(
         "EarlyStopping", "stops fitting when a monitored metric stops improving",
         bind_early_stopping, make_callback<EarlyStopping, EarlyStoppingOptions>);

@@ -26,6 +26,15 @@ namespace {
 
 using Dict = c10::impl::GenericDict;
 
+// The length of a saved optimizer state's `param_groups`; 0 where it has none (its check says
+// what is wrong with it).
+size_t saved_param_group_count(const c10::IValue& state) {
+  if (!state.isGenericDict()) return 0;
+  const auto dict = state.toGenericDict();
+  if (!dict.contains("param_groups") || !dict.at("param_groups").isList()) return 0;
+  return dict.at("param_groups").toListRef().size();
+}
+
 c10::impl::GenericDict counter_dict(const ProgressCounter& c, bool with_started) {
   auto d = make_checkpoint_dict();
   d.insert("ready", c.ready);
@@ -422,20 +431,19 @@ void CheckpointConnector::restore_training(const std::string& path) {
         "optimizers it was written with",
         path, optimizer_states.size(), t.optimizers().size()));
   }
-  for (size_t i = 0; i < optimizer_states.size(); ++i) {
-    check_optimizer_state_dict(t.optimizers()[i]->optimizer(), optimizer_states.get(i), path);
-  }
   const auto scheduler_states = w.list(checkpoint, "lr_schedulers");
-  auto& schedulers = t.lr_scheduler_configs();
-  if (scheduler_states.size() != schedulers.size()) {
+  if (scheduler_states.size() != t.lr_scheduler_configs().size()) {
     throw CheckpointError(fmt::format(
         "{} was saved with {} LR scheduler(s) but configure_optimizers returned {}", path,
-        scheduler_states.size(), schedulers.size()));
+        scheduler_states.size(), t.lr_scheduler_configs().size()));
   }
-  for (size_t i = 0; i < schedulers.size(); ++i) {
-    const c10::IValue state = scheduler_states.get(i);
-    if (!state.isGenericDict()) w.fail("lr_schedulers", "holds a value that is not a dict");
-    schedulers[i].scheduler->check_state_dict(state.toGenericDict(), path);
+  bool groups_added_later = false;
+  for (size_t i = 0; i < optimizer_states.size(); ++i) {
+    groups_added_later |= saved_param_group_count(optimizer_states.get(i)) >
+                          t.optimizers()[i]->param_groups().size();
+  }
+  if (!groups_added_later) {
+    check_optimizers_and_schedulers(optimizer_states, scheduler_states, path);
   }
   const FitLoopState loops = parse_fit_loop(checkpoint, path, !module.automatic_optimization(),
                                             t.accumulate_grad_batches());
@@ -468,11 +476,40 @@ void CheckpointConnector::restore_training(const std::string& path) {
   fit.epoch_loop.batches_that_stepped = loops.point.batches_that_stepped;
   fit.epoch_loop.resume_point = loops.point;
   fit.resume_at(loops.point, rng, path);
+  pending_ = PendingStates{path, optimizer_states, scheduler_states};
+}
+
+void CheckpointConnector::check_optimizers_and_schedulers(
+    const c10::List<c10::IValue>& optimizer_states,
+    const c10::List<c10::IValue>& scheduler_states, const std::string& path) const {
+  Trainer& t = trainer_;
   for (size_t i = 0; i < optimizer_states.size(); ++i) {
-    load_optimizer_state_dict(t.optimizers()[i]->optimizer(), optimizer_states.get(i), path);
+    check_optimizer_state_dict(t.optimizers()[i]->optimizer(), optimizer_states.get(i), path);
   }
+  auto& schedulers = t.lr_scheduler_configs();
   for (size_t i = 0; i < schedulers.size(); ++i) {
-    schedulers[i].scheduler->load_state_dict(scheduler_states.get(i).toGenericDict(), path);
+    const c10::IValue state = scheduler_states.get(i);
+    if (!state.isGenericDict()) {
+      Walker{path}.fail("lr_schedulers", "holds a value that is not a dict");
+    }
+    schedulers[i].scheduler->check_state_dict(state.toGenericDict(), path);
+  }
+}
+
+void CheckpointConnector::restore_optimizers_and_schedulers() {
+  if (!pending_) return;
+  const PendingStates states = std::move(*pending_);
+  pending_.reset();
+  check_optimizers_and_schedulers(states.optimizers, states.schedulers, states.path);
+  Trainer& t = trainer_;
+  for (size_t i = 0; i < states.optimizers.size(); ++i) {
+    load_optimizer_state_dict(t.optimizers()[i]->optimizer(), states.optimizers.get(i),
+                              states.path);
+  }
+  auto& schedulers = t.lr_scheduler_configs();
+  for (size_t i = 0; i < schedulers.size(); ++i) {
+    schedulers[i].scheduler->load_state_dict(states.schedulers.get(i).toGenericDict(),
+                                             states.path);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -31,12 +32,12 @@ std::vector<double> CosineAnnealingLR::compute_lrs(std::optional<double> /*metri
   if (last_epoch_ == 0) return lrs;
   if (step_count_ == 1 && last_epoch_ > 0) {
     // Only after a load_state_dict that left _step_count at 1: PyTorch's resume branch.
-    for (size_t i = 0; i < lrs.size(); ++i) {
+    for (size_t i = 0; i < std::min(lrs.size(), base_lrs_.size()); ++i) {
       lrs[i] = eta_min_ + (base_lrs_[i] - eta_min_) * (1 + std::cos(e * pi / t)) / 2;
     }
   } else if ((last_epoch_ - 1 - t_max_) % (2 * t_max_) == 0) {
     // At the bottom of the cosine the recursion below would divide by 1 + cos(pi) = 0.
-    for (size_t i = 0; i < lrs.size(); ++i) {
+    for (size_t i = 0; i < std::min(lrs.size(), base_lrs_.size()); ++i) {
       lrs[i] = lrs[i] + (base_lrs_[i] - eta_min_) * (1 - std::cos(pi / t)) / 2;
     }
   } else {

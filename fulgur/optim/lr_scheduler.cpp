@@ -55,14 +55,14 @@ void LRScheduler::restart() {
 
 void LRScheduler::apply_lrs(std::vector<double> lrs) {
   auto& groups = optimizer_.param_groups();
-  if (lrs.size() != groups.size()) {
+  if (lrs.size() > groups.size()) {
     throw ConfigError(fmt::format(
         "{} computed {} learning rates for an optimizer with {} param groups; param groups "
-        "must not be added after the scheduler is created",
+        "must not be removed after the scheduler is created",
         name(), lrs.size(), groups.size()));
   }
-  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
-  last_lrs_ = std::move(lrs);
+  for (size_t i = 0; i < lrs.size(); ++i) groups[i].options().set_lr(lrs[i]);
+  last_lrs_ = current_lrs();
 }
 
 double LRScheduler::number_at(const c10::impl::GenericDict& state, const char* key) {
@@ -109,7 +109,8 @@ LRScheduler::SavedState LRScheduler::parse_state(const c10::impl::GenericDict& s
       if (!v.isDouble() && !v.isInt()) throw fail(fmt::format("has a non-number in \"{}\"", key));
       rates.push_back(v.isDouble() ? v.toDouble() : static_cast<double>(v.toInt()));
     }
-    if (rates.size() != optimizer_.param_groups().size()) {
+    // Fewer rates than groups where groups were added after the scheduler was made.
+    if (rates.empty() || rates.size() > optimizer_.param_groups().size()) {
       throw fail(fmt::format("has {} rates in \"{}\" for an optimizer with {} param groups",
                              rates.size(), key, optimizer_.param_groups().size()));
     }

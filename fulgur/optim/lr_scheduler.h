@@ -7,7 +7,9 @@
 // `get_last_lr()` holds the rates of period 0 (the groups' rates, unless the scheduler starts
 // elsewhere, as LinearLR and OneCycleLR do), and each `step()` increments `last_epoch()` before
 // computing the new rates. A step() that throws leaves last_epoch() and the rates as they were.
-// The scheduler keeps a reference to the optimizer, which must outlive it.
+// The scheduler keeps a reference to the optimizer, which must outlive it. Param groups may be
+// added to the optimizer after the scheduler is made, as in PyTorch: chainable schedulers
+// (StepLR, ExponentialLR, ...) then adjust them too, closed forms only the groups in base_lrs.
 //
 // state_dict() uses torch.optim.lr_scheduler's names (base_lrs, last_epoch, _step_count,
 // _last_lr and the scheduler's own settings), so checkpoints read like Lightning's.
@@ -90,8 +92,10 @@ class LRScheduler {
     std::vector<double> last_lrs;
   };
   SavedState parse_state(const c10::impl::GenericDict& state, const std::string& source) const;
-  // Writes `lrs` into the groups and last_lrs_; raises ConfigError (changing nothing) when
-  // there is not one rate per group.
+  // Writes `lrs` into the first groups, as PyTorch's zip: groups added after the scheduler was
+  // made (by a finetuning callback) keep their rates where a closed form computes rates from
+  // base_lrs_ alone. last_lrs_ then holds every group's rate. Raises ConfigError (changing
+  // nothing) for more rates than groups.
   void apply_lrs(std::vector<double> lrs);
   // PyTorch's deprecated step(0): period 0 again, with the closed form when there is one.
   void restart();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "fulgur/errors.h"
@@ -15,6 +16,18 @@ struct Problem {
   std::string setting;  // "factor=1"
   std::string why;
 };
+
+// Param groups added after the scheduler was made (a finetuning callback's) get the min_lr all
+// the others share, as PyTorch's does for a min_lr given as one number; false when the groups
+// have different ones, so no value is right for the new groups.
+bool extend_min_lrs(std::vector<double>& min_lrs, size_t groups) {
+  if (min_lrs.size() >= groups) return true;
+  if (std::adjacent_find(min_lrs.begin(), min_lrs.end(), std::not_equal_to<>()) != min_lrs.end()) {
+    return false;
+  }
+  min_lrs.resize(groups, min_lrs.empty() ? 0.0 : min_lrs.front());
+  return true;
+}
 
 // The first setting ReduceLROnPlateau rejects, if any.
 std::optional<Problem> find_problem(const ReduceLROnPlateauOptions& o, size_t groups) {
@@ -79,6 +92,13 @@ bool ReduceLROnPlateau::is_better(double value) const {
 
 std::vector<double> ReduceLROnPlateau::compute_lrs(std::optional<double> metric) {
   // LRScheduler::step() has checked that the metric is there.
+  const size_t groups = optimizer_.param_groups().size();
+  if (!extend_min_lrs(options_.min_lr, groups)) {
+    throw ConfigError(fmt::format(
+        "ReduceLROnPlateau: the optimizer has {} param groups but min_lr has {} different values "
+        "(a param group was added after the scheduler was made); give one min_lr for all groups",
+        groups, options_.min_lr.size()));
+  }
   if (is_better(*metric)) {
     counters_.best = *metric;
     counters_.num_bad_epochs = 0;
@@ -137,7 +157,12 @@ std::pair<ReduceLROnPlateauOptions, ReduceLROnPlateau::Counters> ReduceLROnPlate
   o.threshold = reader.number("threshold");
   o.cooldown = static_cast<int64_t>(reader.number("cooldown"));
   o.eps = reader.number("eps");
-  o.min_lr = reader.numbers("min_lrs", groups);
+  o.min_lr = reader.numbers("min_lrs", std::min(reader.list("min_lrs").size(), groups));
+  if (!extend_min_lrs(o.min_lr, groups)) {
+    reader.fail(fmt::format("has {} different values in \"min_lrs\" for an optimizer with {} "
+                            "param groups",
+                            o.min_lr.size(), groups));
+  }
   if (auto problem = find_problem(o, groups)) {
     reader.fail(
         fmt::format("has {}, which ReduceLROnPlateau rejects: {}", problem->setting, problem->why));

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fulgur/callbacks/backbone_finetuning.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
@@ -32,9 +33,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kCallbacks =
-    "BatchSizeFinder, DeviceStatsMonitor, EarlyStopping, GradientAccumulationScheduler, "
-    "LearningRateFinder, LearningRateMonitor, ModelCheckpoint, ModelSummary, "
-    "OnExceptionCheckpoint, ThroughputMonitor, Timer";
+    "BackboneFinetuning, BatchSizeFinder, DeviceStatsMonitor, EarlyStopping, "
+    "GradientAccumulationScheduler, LearningRateFinder, LearningRateMonitor, ModelCheckpoint, "
+    "ModelSummary, OnExceptionCheckpoint, ThroughputMonitor, Timer";
 
 class CLIComponentsTest : public ::testing::Test {
  protected:
@@ -415,6 +416,25 @@ TEST_F(CLIComponentsTest, PrintConfigRoundTrips) {
   // Printing builds nothing, so an incomplete entry still prints.
   EXPECT_EQ(cli->parse({"--print_config", "--trainer.callbacks+=EarlyStopping"}),
             CLIAction::PrintConfig);
+}
+
+TEST_F(CLIComponentsTest, BackboneFinetuningTakesLightningsInitArgs) {
+  const std::string c =
+      write("c.yaml",
+            "trainer:\n"
+            "  callbacks:\n"
+            "    - class_path: lightning.pytorch.callbacks.BackboneFinetuning\n"
+            "      init_args: {unfreeze_backbone_at_epoch: 3, train_bn: false,\n"
+            "                  backbone_initial_lr: 0.002, backbone: features}\n");
+  ASSERT_EQ(cli->parse({"fit", "--config", c}), CLIAction::Run);
+  auto finetuning = callback<BackboneFinetuning>(0);
+  ASSERT_NE(finetuning, nullptr);
+  EXPECT_EQ(finetuning->options().unfreeze_backbone_at_epoch, 3);
+  EXPECT_FALSE(finetuning->options().train_bn);
+  EXPECT_EQ(finetuning->options().backbone_initial_lr, 0.002);
+  EXPECT_EQ(finetuning->options().backbone, "features");
+  EXPECT_DOUBLE_EQ(finetuning->options().backbone_initial_ratio_lr, 0.1);  // defaults stay
+  EXPECT_DOUBLE_EQ(finetuning->options().lambda_func(5), 2.0);
 }
 
 TEST_F(CLIComponentsTest, HelpListsTheClassesWithTheirInitArgs) {

@@ -37,6 +37,15 @@ class OneRate : public LRScheduler {
   std::vector<double> compute_lrs(std::optional<double>) override { return {0.5}; }
 };
 
+class ThreeRates : public LRScheduler {
+ public:
+  using LRScheduler::LRScheduler;
+  std::string name() const override { return "ThreeRates"; }
+
+ protected:
+  std::vector<double> compute_lrs(std::optional<double>) override { return {0.5, 0.5, 0.5}; }
+};
+
 std::shared_ptr<torch::optim::SGD> make_sgd(const std::vector<double>& lrs) {
   std::vector<torch::optim::OptimizerParamGroup> groups;
   for (double lr : lrs) {
@@ -76,16 +85,25 @@ TEST(LRSchedulerTest, MetricReachesComputeLrsAndTheGroups) {
   EXPECT_EQ(scheduler.get_last_lr(), (std::vector<double>{0.025, 0.1}));
 }
 
-TEST(LRSchedulerTest, WrongNumberOfRatesIsAConfigError) {
+TEST(LRSchedulerTest, FewerRatesThanGroupsSetTheFirstGroupsAsPyTorchsZip) {
   auto sgd = make_sgd({0.1, 0.4});
   OneRate scheduler(*sgd);
+  scheduler.step();
+  EXPECT_EQ(sgd->param_groups()[0].options().get_lr(), 0.5);
+  EXPECT_EQ(sgd->param_groups()[1].options().get_lr(), 0.4);
+  EXPECT_EQ(scheduler.get_last_lr(), (std::vector<double>{0.5, 0.4}));
+}
+
+TEST(LRSchedulerTest, MoreRatesThanGroupsIsAConfigError) {
+  auto sgd = make_sgd({0.1});
+  ThreeRates scheduler(*sgd);
   try {
     scheduler.step();
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
-                 "OneRate computed 1 learning rates for an optimizer with 2 param groups; param "
-                 "groups must not be added after the scheduler is created");
+                 "ThreeRates computed 3 learning rates for an optimizer with 1 param groups; "
+                 "param groups must not be removed after the scheduler is created");
   }
   EXPECT_EQ(scheduler.last_epoch(), 0);
   EXPECT_EQ(sgd->param_groups()[0].options().get_lr(), 0.1);

@@ -649,6 +649,86 @@ TEST(ReduceLROnPlateauTest, BadSettingsAreConfigErrors) {
             "min_lr for all groups or one per group");
 }
 
+// A param group added after the scheduler was made (as a finetuning callback does): chainable
+// schedulers adjust it too, closed forms only the groups they started with (PyTorch's zip),
+// against PyTorch's rates at every step.
+TEST(LRSchedulersTest, AParamGroupAddedLaterFollowsPyTorch) {
+  struct Case {
+    std::string python;
+    Factory make;
+  };
+  const std::vector<Case> cases{
+      {"S.StepLR(opt, step_size=2, gamma=0.5)",
+       [](auto& o) { return std::make_shared<StepLR>(o, 2, 0.5); }},
+      {"S.ExponentialLR(opt, gamma=0.9)",
+       [](auto& o) { return std::make_shared<ExponentialLR>(o, 0.9); }},
+      // T_max=3: the steps at 4 (and 10) take the closed branch that zips with base_lrs.
+      {"S.CosineAnnealingLR(opt, T_max=3, eta_min=0.001)",
+       [](auto& o) { return std::make_shared<CosineAnnealingLR>(o, 3, 0.001); }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.python);
+    const auto expected = testing::number_rows(testing::run_python(fmt::format(
+        "import torch\n"
+        "from torch.optim import lr_scheduler as S\n"
+        "a, b = torch.nn.Parameter(torch.zeros(1)), torch.nn.Parameter(torch.zeros(1))\n"
+        "opt = torch.optim.SGD([a], lr=0.1)\n"
+        "sched = {}\n"
+        "for i in range(1, 11):\n"
+        "    if i == 3: opt.add_param_group({{'params': [b], 'lr': 0.05}})\n"
+        "    opt.step()\n"
+        "    sched.step()\n"
+        "    print(*(repr(g['lr']) for g in opt.param_groups))\n",
+        c.python)));
+    ASSERT_EQ(expected.size(), 10u);
+    auto sgd = make_sgd({0.1});
+    auto scheduler = c.make(*sgd);
+    for (size_t i = 1; i <= 10; ++i) {
+      if (i == 3) {
+        sgd->add_param_group(
+            torch::optim::OptimizerParamGroup({torch::zeros({1}).requires_grad_()},
+                                              std::make_unique<torch::optim::SGDOptions>(0.05)));
+      }
+      scheduler->step();
+      std::vector<double> row;
+      for (auto& group : sgd->param_groups()) row.push_back(group.options().get_lr());
+      expect_rows_near(row, expected[i - 1], fmt::format("step {}", i));
+      EXPECT_EQ(scheduler->get_last_lr(), row);
+    }
+    // Saved with one base rate and two last rates; loads into a scheduler on two groups.
+    auto resumed = c.make(*sgd);
+    EXPECT_NO_THROW(resumed->load_state_dict(scheduler->state_dict(), "x.ckpt"));
+    EXPECT_EQ(resumed->get_last_lr(), scheduler->get_last_lr());
+  }
+}
+
+TEST(ReduceLROnPlateauTest, AParamGroupAddedLaterGetsTheSharedMinLr) {
+  auto sgd = make_sgd({0.1});
+  ReduceLROnPlateau scheduler(*sgd, {.factor = 0.5, .patience = 0, .min_lr = {0.03}});
+  scheduler.step(1.0);
+  sgd->add_param_group(torch::optim::OptimizerParamGroup(
+      {torch::zeros({1}).requires_grad_()}, std::make_unique<torch::optim::SGDOptions>(0.04)));
+  scheduler.step(2.0);  // reduced: 0.05 and max(0.02, 0.03)
+  EXPECT_EQ(scheduler.get_last_lr(), (std::vector<double>{0.05, 0.03}));
+  // Saved before the group was added (one min_lr) and loaded where there are two groups.
+  auto one_group = make_sgd({0.1});
+  ReduceLROnPlateau before(*one_group, {.min_lr = {0.03}});
+  ReduceLROnPlateau target(*sgd);
+  EXPECT_NO_THROW(target.load_state_dict(before.state_dict(), "x.ckpt"));
+
+  auto two = make_sgd({0.1, 0.2});
+  ReduceLROnPlateau different(*two, {.factor = 0.5, .patience = 0, .min_lr = {0.01, 0.02}});
+  different.step(1.0);
+  two->add_param_group(torch::optim::OptimizerParamGroup(
+      {torch::zeros({1}).requires_grad_()}, std::make_unique<torch::optim::SGDOptions>(0.3)));
+  EXPECT_EQ(config_error_of([&] { different.step(2.0); }),
+            "ReduceLROnPlateau: the optimizer has 3 param groups but min_lr has 2 different "
+            "values (a param group was added after the scheduler was made); give one min_lr for "
+            "all groups");
+  EXPECT_EQ(different.last_epoch(), 1);
+  EXPECT_EQ(different.state_dict().at("num_bad_epochs").toInt(), 0);
+}
+
 TEST(ReduceLROnPlateauTest, NeedsTheMetric) {
   auto sgd = make_sgd({0.1});
   ReduceLROnPlateau scheduler(*sgd);
