@@ -282,7 +282,7 @@ void BaseFinetuning::load_state_dict(const c10::IValue& state) {
   if (!metadata.isGenericDict()) bad_state("is not a dict");
   std::map<int64_t, std::vector<SavedGroup>> loaded;
   for (const auto& entry : metadata.toGenericDict()) {
-    if (!entry.key().isInt()) continue;  // the other keys of the old layout's neighbours
+    if (!entry.key().isInt()) continue;  // in the old layout, a subclass's own keys beside them
     if (!entry.value().isList()) bad_state("holds an optimizer entry that is not a list");
     auto& groups = loaded[entry.key().toInt()];
     for (const auto& g : entry.value().toListRef()) {
