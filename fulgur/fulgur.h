@@ -64,6 +64,7 @@
 #include "fulgur/optim/reduce_lr_on_plateau.h"
 #include "fulgur/optim/sequential_lr.h"
 #include "fulgur/optim/step_lr.h"
+#include "fulgur/optim/swa_lr.h"
 #include "fulgur/precision/double_precision.h"
 #include "fulgur/precision/grad_scaler.h"
 #include "fulgur/precision/mixed_precision.h"

@@ -28,6 +28,7 @@
 #include "fulgur/optim/reduce_lr_on_plateau.h"
 #include "fulgur/optim/sequential_lr.h"
 #include "fulgur/optim/step_lr.h"
+#include "fulgur/optim/swa_lr.h"
 #include "optim/python_reference.h"
 
 namespace fulgur {
@@ -322,6 +323,31 @@ INSTANTIATE_TEST_SUITE_P(
             .steps = 20,
             .override_at = 6,
             .override_lr = 0.3},
+        // ---- SWALR (torch.optim.swa_utils) ----
+        SchedulerCase{.label = "SWALRDefaultsCos",
+                      .lrs = {0.5},
+                      .python = "torch.optim.swa_utils.SWALR(opt, swa_lr=0.05)",
+                      .make = [](auto& o) { return std::make_shared<SWALR>(o, 0.05); },
+                      .steps = 14},
+        // A rate set by the user mid-anneal is annealed from there on, as in PyTorch.
+        SchedulerCase{
+            .label = "SWALRLinearPerGroupUserSetRate",
+            .lrs = {0.1, 0.2},
+            .python = "torch.optim.swa_utils.SWALR(opt, swa_lr=[0.01, 0.02], anneal_epochs=6, "
+                      "anneal_strategy='linear')",
+            .make =
+                [](auto& o) {
+                  return std::make_shared<SWALR>(o, std::vector<double>{0.01, 0.02}, 6, "linear");
+                },
+            .steps = 12,
+            .override_at = 3,
+            .override_lr = 0.3},
+        // anneal_epochs 0: swa_lr from construction on.
+        SchedulerCase{.label = "SWALRNoAnnealing",
+                      .lrs = {0.1, 0.03},
+                      .python = "torch.optim.swa_utils.SWALR(opt, swa_lr=0.02, anneal_epochs=0)",
+                      .make = [](auto& o) { return std::make_shared<SWALR>(o, 0.02, 0); },
+                      .steps = 4},
         // ---- LinearLR ----
         SchedulerCase{.label = "LinearLRDefaults",
                       .lrs = {0.1, 0.03},
@@ -860,6 +886,60 @@ TEST(SequentialLRTest, StateHoldsTheSchedulersStates) {
   EXPECT_EQ(target.schedulers()[0]->last_epoch(), 0);
 }
 
+TEST(SWALRTest, BadSettingsAreConfigErrors) {
+  auto sgd = make_sgd({0.1, 0.2});
+  EXPECT_EQ(config_error_of([&] { SWALR(*sgd, 0.05, 10, "step"); }),
+            "SWALR(swa_lrs=[0.05, 0.05], anneal_epochs=10, anneal_strategy='step'): "
+            "anneal_strategy must be one of 'cos' or 'linear', got 'step'");
+  EXPECT_EQ(config_error_of([&] { SWALR(*sgd, 0.05, -1); }),
+            "SWALR(swa_lrs=[0.05, 0.05], anneal_epochs=-1, anneal_strategy='cos'): "
+            "anneal_epochs must be equal or greater than 0, got -1");
+  EXPECT_EQ(config_error_of([&] { SWALR(*sgd, std::vector<double>{0.01, 0.02, 0.03}); }),
+            "SWALR(swa_lrs=[0.01, 0.02, 0.03], anneal_epochs=10, anneal_strategy='cos'): swa_lr "
+            "must have the same length as the optimizer's param groups: swa_lr has 3, the "
+            "optimizer has 2 param groups");
+}
+
+TEST(SWALRTest, StateHoldsTheSwaRatesAndStrategyAndChecksThem) {
+  auto sgd = make_sgd({0.1, 0.2});
+  SWALR scheduler(*sgd, std::vector<double>{0.01, 0.02}, 3, "linear");
+  scheduler.step();
+  const auto state = scheduler.state_dict();
+  EXPECT_EQ(state.at("anneal_epochs").toInt(), 3);
+  EXPECT_EQ(state.at("anneal_strategy").toStringRef(), "linear");
+  const auto swa_lrs = state.at("swa_lrs").toList();
+  ASSERT_EQ(swa_lrs.size(), 2u);
+  EXPECT_EQ(swa_lrs.get(1).toDouble(), 0.02);
+  EXPECT_EQ(state.at("_step_count").toInt(), 2);
+
+  // A fresh cos scheduler takes the saved strategy and rates: the next step is the linear one.
+  auto fresh_sgd = make_sgd({0.1, 0.2});
+  SWALR fresh(*fresh_sgd, 0.5);
+  for (size_t g = 0; g < 2; ++g) {
+    fresh_sgd->param_groups()[g].options().set_lr(sgd->param_groups()[g].options().get_lr());
+  }
+  fresh.load_state_dict(state, "swa.ckpt");
+  EXPECT_EQ(fresh.swa_lrs(), (std::vector<double>{0.01, 0.02}));
+  scheduler.step();
+  fresh.step();
+  EXPECT_EQ(fresh.get_last_lr(), scheduler.get_last_lr());
+
+  auto broken = state.copy();
+  broken.insert_or_assign("anneal_strategy", "step");
+  try {
+    fresh.load_state_dict(broken, "swa.ckpt");
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    EXPECT_STREQ(e.what(),
+                 "swa.ckpt: the state of scheduler SWALR has \"step\" in \"anneal_strategy\"; "
+                 "expected one of \"cos\", \"linear\"");
+  }
+  broken = state.copy();
+  broken.insert_or_assign("swa_lrs", c10::List<double>({0.01}));
+  EXPECT_THROW(fresh.load_state_dict(broken, "swa.ckpt"), CheckpointError);
+  EXPECT_EQ(fresh.swa_lrs(), (std::vector<double>{0.01, 0.02}));
+}
+
 TEST(LRSchedulersTest, NamesAndMetricNeeds) {
   auto sgd = make_sgd({0.1});
   EXPECT_EQ(MultiStepLR(*sgd, {1}).name(), "MultiStepLR");
@@ -868,6 +948,7 @@ TEST(LRSchedulersTest, NamesAndMetricNeeds) {
   EXPECT_EQ(LinearLR(*sgd).name(), "LinearLR");
   EXPECT_EQ(OneCycleLR(*sgd, 0.1, 3).name(), "OneCycleLR");
   EXPECT_EQ(ReduceLROnPlateau(*sgd).name(), "ReduceLROnPlateau");
+  EXPECT_EQ(SWALR(*sgd, 0.01).name(), "SWALR");
   EXPECT_FALSE(OneCycleLR(*sgd, 0.1, 3).needs_metric());
   EXPECT_TRUE(ReduceLROnPlateau(*sgd).needs_metric());
 }
