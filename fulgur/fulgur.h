@@ -21,6 +21,7 @@
 #include "fulgur/callbacks/on_exception_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
 #include "fulgur/callbacks/progress_bar.h"
+#include "fulgur/callbacks/stochastic_weight_averaging.h"
 #include "fulgur/callbacks/throughput_monitor.h"
 #include "fulgur/callbacks/timer.h"
 #include "fulgur/connectors/accelerator_connector.h"

@@ -149,6 +149,9 @@ class Trainer {
   int world_size() const;
   int global_rank() const;
   std::optional<int64_t> max_epochs() const { return max_epochs_; }
+  // Lightning's writable fit_loop.max_epochs: StochasticWeightAveraging adds the epoch that
+  // recomputes the batch-norm statistics, and takes it back in on_train_end.
+  void set_max_epochs(int64_t epochs) { max_epochs_ = epochs; }
   int64_t max_steps() const { return options_.max_steps; }
   int64_t accumulate_grad_batches() const { return accumulate_grad_batches_; }
   // GradientAccumulationScheduler changes it at epoch starts (Lightning's writable property).

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "fulgur/callbacks/batch_norm_options.h"
 #include "fulgur/errors.h"
 #include "fulgur/module.h"
 #include "fulgur/trainer.h"
@@ -13,14 +14,6 @@
 
 namespace fulgur {
 namespace {
-
-// Lightning's _BatchNorm: the options of a BatchNorm1d/2d/3d, or null for any other module.
-torch::nn::BatchNormOptions* batch_norm_options(torch::nn::Module& module) {
-  if (auto* bn = dynamic_cast<torch::nn::BatchNorm1dImpl*>(&module)) return &bn->options;
-  if (auto* bn = dynamic_cast<torch::nn::BatchNorm2dImpl*>(&module)) return &bn->options;
-  if (auto* bn = dynamic_cast<torch::nn::BatchNorm3dImpl*>(&module)) return &bn->options;
-  return nullptr;
-}
 
 // LibTorch's batch norm passes its running statistics to batch_norm in training mode even
 // without track_running_stats (PyTorch's passes None), so they would go on moving with

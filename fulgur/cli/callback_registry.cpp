@@ -3,9 +3,13 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fulgur/callbacks/backbone_finetuning.h"
 #include "fulgur/callbacks/batch_size_finder.h"
@@ -17,6 +21,7 @@
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
 #include "fulgur/callbacks/on_exception_checkpoint.h"
+#include "fulgur/callbacks/stochastic_weight_averaging.h"
 #include "fulgur/callbacks/throughput_monitor.h"
 #include "fulgur/callbacks/timer.h"
 
@@ -88,6 +93,73 @@ void bind_backbone_finetuning(OptionSchema& a, BackboneFinetuningOptions& o) {
   a.add("verbose", o.verbose, "print both rates at each epoch's start");
   a.add("rounding", o.rounding, "decimals printed");
   a.add("backbone", o.backbone, "the name of the Module's submodule to finetune");
+}
+
+// swa_lrs: one float for every param group, or a list of them ("0.01", "[0.01, 0.02]").
+void add_swa_lrs(OptionSchema& a, std::vector<double>& field) {
+  auto render = [&field]() -> OptionText {
+    if (field.size() == 1) return render_float(field.front());
+    std::vector<std::string> items;
+    for (double lr : field) items.push_back(render_float(lr));
+    return fmt::format("[{}]", fmt::join(items, ", "));
+  };
+  a.add(OptionSpec{
+      .key = "swa_lrs",
+      .type = "float|list[float]",
+      .help = "the rate SWALR anneals to, for every param group or one per group (required)",
+      .default_value = render(),
+      .assign =
+          [&field](const OptionText& text) {
+            std::string body = require_text(text);
+            const auto first = body.find_first_not_of(' ');
+            if (first == std::string::npos || body[first] != '[') {
+              field = {parse_float_text(body)};
+              return;
+            }
+            const auto close = body.find_last_not_of(' ');
+            if (body[close] != ']') throw OptionParseError("write a float or [float, ...]");
+            std::vector<double> lrs;
+            std::stringstream items(body.substr(first + 1, close - first - 1));
+            for (std::string item; std::getline(items, item, ',');) {
+              lrs.push_back(parse_float_text(item));
+            }
+            field = std::move(lrs);
+          },
+      .current = render,
+  });
+}
+
+// swa_epoch_start: an epoch number (int) or a fraction of max_epochs (float), as Lightning's
+// Union[int, float].
+void add_swa_epoch_start(OptionSchema& a, std::variant<int64_t, double>& field) {
+  auto render = [&field]() -> OptionText {
+    if (const int64_t* epoch = std::get_if<int64_t>(&field)) return std::to_string(*epoch);
+    return render_float(std::get<double>(field));
+  };
+  a.add(OptionSpec{
+      .key = "swa_epoch_start",
+      .type = "int|float",
+      .help = "the epoch averaging starts at (from 1), or that fraction of max_epochs",
+      .default_value = render(),
+      .assign =
+          [&field](const OptionText& text) {
+            const std::string& value = require_text(text);
+            try {
+              field = parse_int_text(value);
+            } catch (const OptionParseError&) {
+              field = parse_float_text(value);
+            }
+          },
+      .current = render,
+  });
+}
+
+void bind_stochastic_weight_averaging(OptionSchema& a, StochasticWeightAveragingOptions& o) {
+  // avg_fn is code (the running mean stays) and device stays the CPU, Lightning's default.
+  add_swa_lrs(a, o.swa_lrs);
+  add_swa_epoch_start(a, o.swa_epoch_start);
+  a.add("annealing_epochs", o.annealing_epochs, "epochs SWALR takes to reach swa_lrs");
+  a.add("annealing_strategy", o.annealing_strategy, "cos or linear");
 }
 
 void bind_learning_rate_monitor(OptionSchema& a, LearningRateMonitorOptions& o) {
@@ -218,6 +290,10 @@ ComponentRegistry<Callback>& callback_registry() {
     r->add<BackboneFinetuningOptions>(
         "BackboneFinetuning", "trains the head first, then unfreezes the backbone at an epoch",
         bind_backbone_finetuning, make_callback<BackboneFinetuning, BackboneFinetuningOptions>);
+    r->add<StochasticWeightAveragingOptions>(
+        "StochasticWeightAveraging", "averages the weights of the last epochs (SWA)",
+        bind_stochastic_weight_averaging,
+        make_callback<StochasticWeightAveraging, StochasticWeightAveragingOptions>);
     r->add<EarlyStoppingOptions>(
         "EarlyStopping", "stops fitting when a monitored metric stops improving",
         bind_early_stopping, make_callback<EarlyStopping, EarlyStoppingOptions>);

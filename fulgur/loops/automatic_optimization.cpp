@@ -1,6 +1,7 @@
 #include "fulgur/loops/automatic_optimization.h"
 
 #include "fulgur/errors.h"
+#include "fulgur/loops/fit_loop.h"
 #include "fulgur/loops/hooks.h"
 #include "fulgur/strategies/strategy.h"
 
@@ -34,7 +35,9 @@ torch::Tensor AutomaticOptimization::run(Batch& batch, int64_t batch_idx, bool a
       hooks::module(t, "optimizer_zero_grad",
                     [&](Module& m) { m.optimizer_zero_grad(epoch, batch_idx, optimizer); });
     }
-    t.run_backward(accumulate > 1 ? loss / static_cast<double>(accumulate) : loss);
+    if (!t.fit_loop().skip_backward) {
+      t.run_backward(accumulate > 1 ? loss / static_cast<double>(accumulate) : loss);
+    }
     loss = loss.variable_data();  // detached, without a dispatched op (Python's `.data`)
     return loss;
   };

@@ -39,6 +39,10 @@ class FitLoop {
 
   Progress epoch_progress;
   TrainingEpochLoop epoch_loop;
+  // Lightning's _skip_backward: while set, each training batch runs training_step alone, with no
+  // backward, no optimizer step and no LR-scheduler step (StochasticWeightAveraging's
+  // batch-norm epoch: the forward passes recompute the running statistics).
+  bool skip_backward = false;
 
  private:
   void run_epoch();

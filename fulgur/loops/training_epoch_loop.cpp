@@ -7,6 +7,7 @@
 #include "fulgur/data/data_loader.h"
 #include "fulgur/errors.h"
 #include "fulgur/loops/automatic_optimization.h"
+#include "fulgur/loops/fit_loop.h"
 #include "fulgur/loops/hooks.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/warnings.h"
@@ -22,6 +23,7 @@ bool TrainingEpochLoop::max_steps_reached() const {
 }
 
 bool TrainingEpochLoop::should_accumulate() const {
+  if (trainer_.fit_loop().skip_backward) return true;  // no window ever closes
   const bool window_done = (batch_idx() + 1) % trainer_.accumulate_grad_batches() == 0;
   return !window_done && !batch_progress.is_last_batch;
 }
@@ -49,7 +51,7 @@ bool TrainingEpochLoop::should_check_val() const {
 
 void TrainingEpochLoop::update_lr_schedulers(const std::string& interval, bool plateau) {
   Trainer& t = trainer_;
-  if (!t.module()->automatic_optimization()) return;
+  if (!t.module()->automatic_optimization() || t.fit_loop().skip_backward) return;
   if (interval == "step" && should_accumulate()) return;
   // The optimizer did not step (inf/NaN gradients under loss scaling): neither do the
   // schedulers that follow its steps.
@@ -135,7 +137,8 @@ void TrainingEpochLoop::run(DataLoader& loader) {
     torch::Tensor loss;
     {
       ProfiledAction timed(t.profiler(), "run_training_batch");
-      if (GraphedTrainingStep* graphed = graphed_step(); graphed != nullptr) {
+      GraphedTrainingStep* graphed = t.fit_loop().skip_backward ? nullptr : graphed_step();
+      if (graphed != nullptr) {
         auto eager = [&](Batch& b) { return automatic.run(b, idx, should_accumulate()); };
         loss = graphed->run(batch, eager);
       } else if (module.automatic_optimization()) {

@@ -19,6 +19,7 @@
 #include "fulgur/callbacks/model_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
 #include "fulgur/callbacks/on_exception_checkpoint.h"
+#include "fulgur/callbacks/stochastic_weight_averaging.h"
 #include "fulgur/callbacks/throughput_monitor.h"
 #include "fulgur/callbacks/timer.h"
 #include "fulgur/cli/callback_registry.h"
@@ -35,7 +36,7 @@ namespace fs = std::filesystem;
 const char* kCallbacks =
     "BackboneFinetuning, BatchSizeFinder, DeviceStatsMonitor, EarlyStopping, "
     "GradientAccumulationScheduler, LearningRateFinder, LearningRateMonitor, ModelCheckpoint, "
-    "ModelSummary, OnExceptionCheckpoint, ThroughputMonitor, Timer";
+    "ModelSummary, OnExceptionCheckpoint, StochasticWeightAveraging, ThroughputMonitor, Timer";
 
 class CLIComponentsTest : public ::testing::Test {
  protected:
@@ -435,6 +436,39 @@ TEST_F(CLIComponentsTest, BackboneFinetuningTakesLightningsInitArgs) {
   EXPECT_EQ(finetuning->options().backbone, "features");
   EXPECT_DOUBLE_EQ(finetuning->options().backbone_initial_ratio_lr, 0.1);  // defaults stay
   EXPECT_DOUBLE_EQ(finetuning->options().lambda_func(5), 2.0);
+}
+
+TEST_F(CLIComponentsTest, StochasticWeightAveragingTakesLightningsInitArgs) {
+  const std::string c =
+      write("c.yaml",
+            "trainer:\n"
+            "  callbacks:\n"
+            "    - class_path: lightning.pytorch.callbacks.StochasticWeightAveraging\n"
+            "      init_args: {swa_lrs: [0.01, 0.002], swa_epoch_start: 3,\n"
+            "                  annealing_strategy: linear}\n"
+            "    - class_path: StochasticWeightAveraging\n"
+            "      init_args: {swa_lrs: 0.05, swa_epoch_start: 0.5, annealing_epochs: 2}\n");
+  ASSERT_EQ(cli->parse({"fit", "--config", c}), CLIAction::Run);
+  auto first = callback<StochasticWeightAveraging>(0);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->options().swa_lrs, (std::vector<double>{0.01, 0.002}));
+  EXPECT_EQ(std::get<int64_t>(first->options().swa_epoch_start), 3);
+  EXPECT_EQ(first->options().annealing_strategy, "linear");
+  EXPECT_EQ(first->options().annealing_epochs, 10);  // the default stays
+  auto second = callback<StochasticWeightAveraging>(1);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->options().swa_lrs, (std::vector<double>{0.05}));
+  EXPECT_EQ(std::get<double>(second->options().swa_epoch_start), 0.5);
+  EXPECT_EQ(second->options().annealing_epochs, 2);
+
+  const std::string bad = write("bad.yaml",
+                                "trainer:\n"
+                                "  callbacks:\n"
+                                "    - class_path: StochasticWeightAveraging\n"
+                                "      init_args: {swa_lrs: [0.01, x]}\n");
+  EXPECT_EQ(error_of({"fit", "--config", bad}),
+            "invalid value '[0.01, x]' for trainer.callbacks[0].init_args.swa_lrs in config " +
+                bad + ": expected float|list[float]");
 }
 
 TEST_F(CLIComponentsTest, HelpListsTheClassesWithTheirInitArgs) {
