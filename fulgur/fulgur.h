@@ -40,6 +40,7 @@
 #include "fulgur/io/async_checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
 #include "fulgur/launchers/subprocess_script_launcher.h"
+#include "fulgur/load_from_checkpoint.h"
 #include "fulgur/loggers/csv_logger.h"
 #include "fulgur/loggers/tensorboard_logger.h"
 #include "fulgur/metrics/accuracy.h"

@@ -307,17 +307,32 @@ CheckpointDict CheckpointConnector::dump(bool weights_only) {
   return c;
 }
 
+CheckpointConnector::KeyDifferences CheckpointConnector::key_differences(
+    const torch::nn::Module& module, const c10::impl::GenericDict& state) {
+  KeyDifferences differences;
+  std::set<std::string> known;
+  auto check = [&](const std::string& name) {
+    known.insert(name);
+    if (!state.contains(name)) differences.missing.push_back(name);
+  };
+  for (const auto& p : module.named_parameters(true)) check(p.key());
+  for (const auto& b : module.named_buffers(true)) check(b.key());
+  for (const auto& entry : state) {
+    if (!entry.key().isString() || !known.count(entry.key().toStringRef())) {
+      differences.unexpected.push_back(entry.key().isString() ? entry.key().toStringRef()
+                                                              : "<not a name>");
+    }
+  }
+  return differences;
+}
+
 void CheckpointConnector::check_module_state_dict(const torch::nn::Module& module,
                                                   const c10::impl::GenericDict& state,
                                                   bool strict, const std::string& source) {
-  std::vector<std::string> missing, mismatched, unexpected;
-  std::set<std::string> known;
+  const auto [missing, unexpected] = key_differences(module, state);
+  std::vector<std::string> mismatched;
   auto check = [&](const std::string& name, const torch::Tensor& target) {
-    known.insert(name);
-    if (!state.contains(name)) {
-      missing.push_back(name);
-      return;
-    }
+    if (!state.contains(name)) return;
     const auto& v = state.at(name);
     if (!v.isTensor() || v.toTensor().sizes() != target.sizes()) {
       mismatched.push_back(fmt::format(
@@ -328,11 +343,6 @@ void CheckpointConnector::check_module_state_dict(const torch::nn::Module& modul
   };
   for (const auto& p : module.named_parameters(true)) check(p.key(), p.value());
   for (const auto& b : module.named_buffers(true)) check(b.key(), b.value());
-  for (const auto& entry : state) {
-    if (!entry.key().isString() || !known.count(entry.key().toStringRef())) {
-      unexpected.push_back(entry.key().isString() ? entry.key().toStringRef() : "<not a name>");
-    }
-  }
   auto list = [](const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); };
   if (!mismatched.empty()) {
     throw CheckpointError(fmt::format("{} does not fit the model: size mismatch for {}", source,

@@ -7,6 +7,7 @@
 // that a finetuning callback adds back: see restore_training).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fulgur/io/checkpoint_io.h"
 
@@ -47,6 +48,14 @@ class CheckpointConnector {
 
   // Module weights as the checkpoint's `state_dict`: named_parameters then named_buffers.
   static c10::impl::GenericDict module_state_dict(const torch::nn::Module& module);
+  // The Module's parameter and buffer names that `state` lacks, and the names in `state` the
+  // Module lacks (PyTorch's missing_keys and unexpected_keys), each in its own order.
+  struct KeyDifferences {
+    std::vector<std::string> missing;
+    std::vector<std::string> unexpected;
+  };
+  static KeyDifferences key_differences(const torch::nn::Module& module,
+                                        const c10::impl::GenericDict& state);
   // Raises CheckpointError naming `source` listing missing/unexpected keys (when strict) and
   // shape mismatches; changes nothing.
   static void check_module_state_dict(const torch::nn::Module& module,
