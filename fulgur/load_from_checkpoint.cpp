@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <vector>
 
 #include "fulgur/connectors/checkpoint_connector.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "fulgur/loggers/hparams_yaml.h"
 #include "fulgur/warnings.h"
 
 namespace fulgur {
@@ -20,8 +22,8 @@ CheckpointDict read_model_checkpoint(const std::string& path) {
   return checkpoint;
 }
 
-HParams checkpoint_hparams(const CheckpointDict& checkpoint, const HParams& overrides,
-                           const std::string& path) {
+HParams checkpoint_hparams(const CheckpointDict& checkpoint,
+                           const LoadFromCheckpointOptions& options, const std::string& path) {
   HParams hparams;
   if (checkpoint.contains("hyper_parameters") && !checkpoint.at("hyper_parameters").isNone()) {
     const c10::IValue& saved = checkpoint.at("hyper_parameters");
@@ -51,7 +53,15 @@ HParams checkpoint_hparams(const CheckpointDict& checkpoint, const HParams& over
       }
     }
   }
-  for (const auto& [key, value] : overrides) hparams[key] = value;
+  if (!options.hparams_file.empty()) {
+    const std::string extension = std::filesystem::path(options.hparams_file).extension();
+    if (extension != ".yaml" && extension != ".yml") {
+      throw ConfigError(fmt::format("a .yml or .yaml file is required for `hparams_file`, got {}",
+                                    options.hparams_file));
+    }
+    for (const auto& [key, value] : read_hparams_yaml(options.hparams_file)) hparams[key] = value;
+  }
+  for (const auto& [key, value] : options.hparams) hparams[key] = value;
   return hparams;
 }
 

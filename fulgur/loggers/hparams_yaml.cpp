@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "fulgur/errors.h"
 #include "fulgur/loggers/file_writes.h"
@@ -29,6 +31,12 @@ std::string yaml_double(double value) {
   return text;
 }
 
+std::string lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
 // A string YAML would read back as a string when written plain; anything else is quoted, so
 // "true", "1e3", "" or "a: b" stay strings in yaml-cpp and PyYAML alike.
 bool is_plain_string(const std::string& text) {
@@ -38,9 +46,7 @@ bool is_plain_string(const std::string& text) {
         std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '-';
     if (!ok) return false;
   }
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = lowered(text);
   for (const char* word : {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}) {
     if (lower == word) return false;
   }
@@ -83,7 +89,66 @@ std::string to_yaml(const HParams& params, std::string_view owner) {
   return std::string(out.c_str()) + "\n";
 }
 
+// A plain scalar's value under YAML 1.1's resolution, which PyYAML uses.
+HParamValue resolve_plain(const std::string& text) {
+  const std::string lower = lowered(text);
+  for (const char* word : {"true", "yes", "on"}) {
+    if (lower == word) return true;
+  }
+  for (const char* word : {"false", "no", "off"}) {
+    if (lower == word) return false;
+  }
+  if (lower == ".inf" || lower == "+.inf") return std::numeric_limits<double>::infinity();
+  if (lower == "-.inf") return -std::numeric_limits<double>::infinity();
+  if (lower == ".nan") return std::numeric_limits<double>::quiet_NaN();
+  std::string_view digits = text;
+  if (digits.starts_with('+')) digits.remove_prefix(1);
+  const char* end = digits.data() + digits.size();
+  int64_t integer = 0;
+  if (auto [at, ec] = std::from_chars(digits.data(), end, integer);
+      ec == std::errc() && at == end && !digits.empty()) {
+    return integer;
+  }
+  // PyYAML's floats have a dot ("1.0", "1.0e-05"); "1e5" stays a string, as there.
+  double real = 0.0;
+  if (auto [at, ec] = std::from_chars(digits.data(), end, real);
+      ec == std::errc() && at == end && text.find('.') != std::string::npos) {
+    return real;
+  }
+  return text;
+}
+
 }  // namespace
+
+HParams read_hparams_yaml(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw ConfigError(fmt::format("hparams file not found: {}", path.string()));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path.string());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("cannot read hparams file {}: {}", path.string(), e.what()));
+  }
+  HParams params;
+  if (root.IsNull()) return params;
+  if (!root.IsMap()) {
+    throw ConfigError(
+        fmt::format("hparams file {} is not a map of names to values", path.string()));
+  }
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    const YAML::Node& value = entry.second;
+    if (!value.IsScalar()) {
+      throw ConfigError(fmt::format("hparams file {}: \"{}\" is not a bool, int, float or str",
+                                    path.string(), key));
+    }
+    // yaml-cpp tags a quoted scalar "!" and a plain one "?".
+    params[key] = value.Tag() == "!" ? HParamValue(value.Scalar()) : resolve_plain(value.Scalar());
+  }
+  return params;
+}
 
 void write_hparams_yaml(const std::filesystem::path& path, const HParams& params,
                         std::string_view owner) {

@@ -6,9 +6,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <limits>
+
 #include "fulgur/connectors/checkpoint_connector.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "fulgur/loggers/hparams_yaml.h"
 #include "fulgur/trainer.h"
 #include "optim/python_reference.h"
 #include "temp_dir.h"
@@ -197,6 +201,59 @@ TEST_F(LoadFromCheckpoint, ReadsACheckpointPythonSaved) {
                                          ": hyper_parameters[\"sizes\"] is a GenericList, not a "
                                          "bool, int, float or str");
   }
+}
+
+TEST_F(LoadFromCheckpoint, HparamsFileGoesOverTheSavedOnesAndTheOptionsOverBoth) {
+  Regressor original(HParams{{"hidden", int64_t{5}}, {"lr", 0.05}});
+  const std::string file = trained(original);
+  write_hparams_yaml(path("hparams.yaml"), {{"hidden", int64_t{7}}, {"lr", 0.5}}, "test");
+  // The file's width 7 no longer fits the checkpoint...
+  EXPECT_THROW(load_from_checkpoint<Regressor>(file, {.hparams_file = path("hparams.yaml")}),
+               CheckpointError);
+  // ...and the options' 5 goes over it; the file's lr stays.
+  auto loaded = load_from_checkpoint<Regressor>(
+      file, {.hparams_file = path("hparams.yaml"), .hparams = {{"hidden", int64_t{5}}}});
+  EXPECT_EQ(hidden_of(loaded->hparams()), 5);
+  EXPECT_EQ(std::get<double>(loaded->hparams().at("lr")), 0.5);
+
+  auto config_error = [&](const std::string& hparams_file) {
+    try {
+      load_from_checkpoint<Regressor>(file, {.hparams_file = hparams_file});
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(config_error(path("hparams.json")),
+            "a .yml or .yaml file is required for `hparams_file`, got " + path("hparams.json"));
+  EXPECT_EQ(config_error(path("absent.yaml")), "hparams file not found: " + path("absent.yaml"));
+  std::ofstream(path("nested.yaml")) << "hidden: 5\nsizes: [3, 4]\n";
+  EXPECT_EQ(config_error(path("nested.yaml")),
+            "hparams file " + path("nested.yaml") + ": \"sizes\" is not a bool, int, float or str");
+}
+
+// hparams.yaml as PyYAML writes it reads back with PyYAML's types, and fulgur's own round-trips.
+TEST_F(LoadFromCheckpoint, HparamsYamlReadsBackWithPyYamlsTypes) {
+  run_python(
+      "import yaml\n"
+      "with open('" +
+      path("py.yaml") +
+      "', 'w') as f:\n"
+      "    yaml.safe_dump({'hidden': 6, 'lr': 1e-05, 'name': 'true', 'flag': True,\n"
+      "                    'big': float('inf'), 'text': '1e3', 'word': 'mlp',\n"
+      "                    'empty': '', 'neg': -3}, f)\n");
+  const HParams expected{{"hidden", int64_t{6}},
+                         {"lr", 1e-05},
+                         {"name", std::string("true")},
+                         {"flag", true},
+                         {"big", std::numeric_limits<double>::infinity()},
+                         {"text", std::string("1e3")},
+                         {"word", std::string("mlp")},
+                         {"empty", std::string("")},
+                         {"neg", int64_t{-3}}};
+  EXPECT_EQ(read_hparams_yaml(path("py.yaml")), expected);
+  write_hparams_yaml(path("own.yaml"), expected, "test");
+  EXPECT_EQ(read_hparams_yaml(path("own.yaml")), expected);
 }
 
 }  // namespace
