@@ -3,8 +3,8 @@
 // checkpoint (on_load_checkpoint, e.g. to migrate old keys), load the checkpoint's `state_dict`
 // and move it to `map_location`. A Module whose constructor takes `const fulgur::HParams&`
 // first gets the checkpoint's `hyper_parameters` (with `options.hparams_file`'s and
-// `options.hparams` over them), as
-// Lightning passes them to `__init__`; other constructor arguments follow the options.
+// `options.hparams` over them), as Lightning passes them to `__init__`; other constructor
+// arguments follow the options.
 //
 //   auto model = fulgur::load_from_checkpoint<MyModel>("ckpt/epoch=4-step=50.ckpt");
 //   auto on_gpu = fulgur::load_from_checkpoint<MyModel>(path, {.map_location = torch::kCUDA}, 64);
