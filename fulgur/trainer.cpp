@@ -154,7 +154,8 @@ Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
                                     .devices = options_.devices,
                                     .num_nodes = options_.num_nodes,
                                     .precision = options_.precision,
-                                    .plugins = options_.plugins})
+                                    .plugins = options_.plugins,
+                                    .sync_batchnorm = options_.sync_batchnorm})
                   .strategy();
   setup_loggers();
   profiler_ = make_profiler(options_.profiler);

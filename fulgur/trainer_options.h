@@ -64,6 +64,9 @@ struct TrainerOptions {
   int num_nodes = 1;
   PrecisionFlag precision{};  // unset = "32-true"
   std::vector<Plugin> plugins{};
+  // Under a parallel strategy, fulgur::nn::SyncBatchNorm layers normalize with the statistics
+  // of the whole global batch (see fulgur/layer_sync/torch_sync_batch_norm.h).
+  bool sync_batchnorm = false;
 
   // ---- what runs alongside ----
   LoggerFlag logger = true;

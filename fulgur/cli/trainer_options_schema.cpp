@@ -112,6 +112,8 @@ void add_trainer_options(OptionSchema& schema, TrainerOptions& o, const std::str
   add_named(schema, key("profiler"), o.profiler,
             "simple: time every hook, step and batch fetch and report them after each stage "
             "(null = no profiler)");
+  schema.add(key("sync_batchnorm"), o.sync_batchnorm,
+             "normalize fulgur::nn::SyncBatchNorm layers over every rank's batch");
   schema.add(key("detect_anomaly"), o.detect_anomaly,
              "raise when a backward makes a NaN, naming the function (slow)");
   schema.add(key("reload_dataloaders_every_n_epochs"), o.reload_dataloaders_every_n_epochs,

@@ -10,9 +10,11 @@
 #include "fulgur/environments/environment_detection.h"
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "fulgur/layer_sync/torch_sync_batch_norm.h"
 #include "fulgur/precision/half_precision.h"
 #include "fulgur/precision/mixed_precision.h"
 #include "fulgur/precision/precision_registry.h"
+#include "fulgur/strategies/parallel_strategy.h"
 #include "fulgur/strategies/single_device_strategy.h"
 #include "fulgur/strategies/strategy_registry.h"
 
@@ -261,6 +263,11 @@ AcceleratorConnector::AcceleratorConnector(ConnectorOptions options) {
     strategy_->set_parallel_devices(accelerator->get_parallel_devices(device_ids_));
   }
   strategy_->set_num_nodes(num_nodes_);
+  // As Lightning, only a parallel strategy synchronises layers; on one device the flag is moot.
+  if (auto* parallel = dynamic_cast<ParallelStrategy*>(strategy_.get());
+      parallel != nullptr && options.sync_batchnorm && !parallel->layer_sync()) {
+    parallel->set_layer_sync(std::make_shared<TorchSyncBatchNorm>());
+  }
   fit_precision_to_device(*strategy_->precision(), strategy_->root_device().type());
   strategy_->configure_launcher();
 

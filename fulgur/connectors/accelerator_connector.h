@@ -22,6 +22,8 @@ struct ConnectorOptions {
   // `{}` keeps designated initializers that leave these out -Wextra clean.
   PrecisionFlag precision{};
   std::vector<Plugin> plugins{};
+  // Batch statistics over every rank in fulgur::nn::SyncBatchNorm layers (parallel strategies).
+  bool sync_batchnorm = false;
 };
 
 class AcceleratorConnector {

@@ -10,6 +10,7 @@
 
 #include "fulgur/compat/process_group.h"
 #include "fulgur/errors.h"
+#include "fulgur/layer_sync/layer_sync.h"
 
 namespace fulgur {
 namespace {
@@ -88,7 +89,13 @@ void ParallelStrategy::setup_environment() {
       .timeout = timeout_});
 }
 
+void ParallelStrategy::setup_module(torch::nn::Module& module) {
+  Strategy::setup_module(module);
+  if (layer_sync_) layer_sync_->apply(module, *this);
+}
+
 void ParallelStrategy::teardown() {
+  if (layer_sync_) layer_sync_->revert();
   Strategy::teardown();
   group_.reset();
 }

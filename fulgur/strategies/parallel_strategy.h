@@ -10,6 +10,8 @@
 
 namespace fulgur {
 
+class LayerSync;
+
 namespace compat {
 class ProcessGroup;
 }  // namespace compat
@@ -29,7 +31,16 @@ class ParallelStrategy : public Strategy {
 
   // Tells the environment its ranks (node_rank × devices + local_rank) and joins the group.
   void setup_environment() override;
+  // Moves the module, then applies the layer sync (if any) to it.
+  void setup_module(torch::nn::Module& module) override;
+  // Reverts the layer sync and leaves the group.
   void teardown() override;
+
+  // Lightning's `_layer_sync`: set by the connector under sync_batchnorm=true.
+  void set_layer_sync(std::shared_ptr<LayerSync> layer_sync) {
+    layer_sync_ = std::move(layer_sync);
+  }
+  const std::shared_ptr<LayerSync>& layer_sync() const { return layer_sync_; }
 
   torch::Tensor reduce(const torch::Tensor& tensor, ReduceOp op = ReduceOp::Mean) override;
   std::vector<torch::Tensor> all_gather(const torch::Tensor& tensor) override;
@@ -48,6 +59,7 @@ class ParallelStrategy : public Strategy {
 
   std::chrono::milliseconds timeout_;
   std::unique_ptr<compat::ProcessGroup> group_;
+  std::shared_ptr<LayerSync> layer_sync_;
 };
 
 }  // namespace fulgur

@@ -135,6 +135,32 @@ TEST_F(DDPLaunchTest, TwoRanksTrainLikeOneProcessWithTheDoubleBatch) {
   EXPECT_EQ(files_in(logs / "version_0" / "checkpoints", ".ckpt").size(), 1u);
 }
 
+TEST_F(DDPLaunchTest, SyncBatchnormNormalizesOverTheGlobalBatchLikeOneProcess) {
+  // A SyncBatchNorm after the hidden layer: with sync_batchnorm two ranks of 4 train exactly as
+  // one process of 8 (weights, running statistics); without it each rank normalizes its own 4.
+  auto single = launch("single", {"--devices", "1", "--batch", "8", "--batchnorm", "1"});
+  ASSERT_EQ(single->wait(), 0) << single->err();
+  auto synced = launch(
+      "synced", {"--devices", "2", "--batch", "4", "--batchnorm", "1", "--sync-batchnorm", "1"});
+  ASSERT_EQ(synced->wait(), 0) << synced->err();
+  auto local = launch("local", {"--devices", "2", "--batch", "4", "--batchnorm", "1"});
+  ASSERT_EQ(local->wait(), 0) << local->err();
+
+  const auto one = rank_file("single", 0);
+  const auto s0 = rank_file("synced", 0), s1 = rank_file("synced", 1);
+  const auto l0 = rank_file("local", 0), l1 = rank_file("local", 1);
+  // 3 running means, 3 running variances, num_batches_tracked = 6 steps.
+  ASSERT_EQ(numbers(one.at("buffers")).size(), 7u);
+  EXPECT_EQ(numbers(one.at("buffers")).back(), 6);
+  EXPECT_LE(max_abs_diff(s0.at("weights"), one.at("weights")), 1e-5);
+  EXPECT_LE(max_abs_diff(s0.at("buffers"), one.at("buffers")), 1e-5);
+  EXPECT_EQ(s0.at("weights"), s1.at("weights"));
+  EXPECT_EQ(s0.at("buffers"), s1.at("buffers"));
+  // The same job without the flag: the ranks' running statistics part, the weights drift off.
+  EXPECT_NE(l0.at("buffers"), l1.at("buffers"));
+  EXPECT_GT(max_abs_diff(l0.at("weights"), one.at("weights")), 1e-3);
+}
+
 TEST_F(DDPLaunchTest, WithGradientAccumulationTwoRanksStillTrainLikeOneProcess) {
   // Micro-batches that do not step skip the all-reduce (no_sync) and still sum up right.
   auto single = launch("single", {"--devices", "1", "--batch", "8", "--accumulate", "2"});

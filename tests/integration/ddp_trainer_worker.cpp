@@ -5,6 +5,7 @@
 //
 //   ddp-trainer-worker --dir D [--devices N] [--num-nodes N] [--batch B] [--steps K]
 //                      [--accumulate A] [--step-ms MS] [--fail-rank R --fail-step S --fail-how throw|kill]
+//                      [--batchnorm 0|1 (a SyncBatchNorm after the hidden layer)] [--sync-batchnorm 0|1]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include "fulgur/data/data_loader.h"
 #include "fulgur/data/tensor_dataset.h"
 #include "fulgur/module.h"
+#include "fulgur/nn/sync_batch_norm.h"
 #include "fulgur/trainer.h"
 
 namespace {
@@ -36,6 +38,8 @@ struct Args {
   int fail_rank = -1;
   int64_t fail_step = -1;
   std::string fail_how = "throw";
+  bool batchnorm = false;
+  bool sync_batchnorm = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -52,6 +56,8 @@ Args parse(int argc, char** argv) {
     else if (key == "--fail-rank") a.fail_rank = std::stoi(value);
     else if (key == "--fail-step") a.fail_step = std::stoll(value);
     else if (key == "--fail-how") a.fail_how = value;
+    else if (key == "--batchnorm") a.batchnorm = value == "1";
+    else if (key == "--sync-batchnorm") a.sync_batchnorm = value == "1";
     else throw std::invalid_argument("unknown argument " + key);
   }
   if (a.dir.empty()) throw std::invalid_argument("--dir is required");
@@ -65,13 +71,14 @@ std::string flat(const torch::Tensor& t) {
   return out;
 }
 
-// 4 → 3 → 1, mean squared error.
+// 4 → 3 (→ batch norm) → 1, mean squared error.
 class TinyRegression : public fulgur::Module {
  public:
   explicit TinyRegression(const Args& args) : Module("TinyRegression"), args_(args) {
     torch::manual_seed(0);
     hidden_ = register_module("hidden", torch::nn::Linear(4, 3));
     out_ = register_module("out", torch::nn::Linear(3, 1));
+    if (args.batchnorm) norm_ = register_module("norm", fulgur::nn::SyncBatchNorm(3));
   }
   void on_fit_start() override {
     rank_ = trainer()->global_rank();
@@ -102,7 +109,9 @@ class TinyRegression : public fulgur::Module {
     return std::make_shared<torch::optim::SGD>(parameters(), torch::optim::SGDOptions(0.1));
   }
   torch::Tensor forward(const torch::Tensor& x) {
-    return out_->forward(torch::tanh(hidden_->forward(x)));
+    auto h = hidden_->forward(x);
+    if (norm_) h = norm_->forward(h);
+    return out_->forward(torch::tanh(h));
   }
   // Each rank's [10 × rank, 10 × rank + 1] gathered; then a sync_grads gather of [rank + 1] × 2
   // that rank j weighs by (j + 1) × [1, 2, 3, ...]: the gradient reaching rank r is the sum over
@@ -127,6 +136,7 @@ class TinyRegression : public fulgur::Module {
   const Args& args_;
   int rank_ = 0;
   torch::nn::Linear hidden_{nullptr}, out_{nullptr};
+  fulgur::nn::SyncBatchNorm norm_{nullptr};
 };
 
 }  // namespace
@@ -151,6 +161,7 @@ int main(int argc, char** argv) {
                              .strategy = "ddp",
                              .devices = args.devices,
                              .num_nodes = args.num_nodes,
+                             .sync_batchnorm = args.sync_batchnorm,
                              .max_epochs = 1,
                              .enable_progress_bar = false,
                              .enable_model_summary = false,
@@ -162,6 +173,9 @@ int main(int argc, char** argv) {
     for (const auto& p : model.parameters()) parts.push_back(p.detach().flatten());
     model.write("world_size", std::to_string(trainer.world_size()));
     model.write("weights", flat(torch::cat(parts)));
+    std::vector<torch::Tensor> buffers;
+    for (const auto& b : model.buffers()) buffers.push_back(b.detach().flatten());
+    if (!buffers.empty()) model.write("buffers", flat(torch::cat(buffers).to(torch::kDouble)));
     for (const auto& [key, value] : trainer.callback_metrics()) {
       model.write(key, fmt::format("{:.9g}", value));
     }
