@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fulgur/callbacks/save_config_callback.h"
 #include "fulgur/cli/callback_registry.h"
 #include "fulgur/cli/logger_registry.h"
 #include "fulgur/cli/suggest.h"
@@ -115,6 +116,11 @@ void LightningCLI::build_components() {
   auto callbacks = defaults.callbacks;
   for (auto& callback : build_all(callback_registry(), callbacks_)) {
     callbacks.push_back(std::move(callback));
+  }
+  // As LightningCLI: every run but a fast_dev_run saves what it was configured with.
+  if (options_.save_config_callback && trainer_options_.fast_dev_run.batches == 0) {
+    callbacks.push_back(
+        std::make_shared<SaveConfigCallback>(config_yaml(), options_.save_config_kwargs));
   }
   LoggerFlag logger = defaults.logger;
   if (!loggers_.entries().empty()) {

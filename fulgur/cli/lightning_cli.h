@@ -18,7 +18,8 @@
 //   --trainer.callbacks+=EarlyStopping --trainer.callbacks.monitor=val_loss
 //   --trainer.logger=CSVLogger --trainer.logger.save_dir=logs
 // When parse returns Run they are built: trainer_options().callbacks holds trainer_defaults'
-// callbacks followed by the chosen ones, trainer_options().logger the chosen loggers (`true`
+// callbacks, then the chosen ones, then (unless turned off) the SaveConfigCallback that writes
+// config_yaml() to <log_dir>/config.yaml; trainer_options().logger the chosen loggers (`true`
 // keeps trainer_defaults' logger).
 //
 // Guarantees: every mistake (unknown key or subcommand, bad value, unreadable or invalid YAML,
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "fulgur/callbacks/save_config_callback.h"
 #include "fulgur/cli/component_list.h"
 #include "fulgur/cli/option_schema.h"
 #include "fulgur/trainer_options.h"
@@ -44,6 +46,10 @@ struct LightningCLIOptions {
   TrainerOptions trainer_defaults;
   // Default of `seed_everything`; null = do not seed.
   std::optional<uint64_t> seed_everything = 42;
+  // Lightning's save_config_callback: each run but a fast_dev_run saves its resolved config
+  // to <log_dir>/config.yaml through a SaveConfigCallback (false = Lightning's None).
+  bool save_config_callback = true;
+  SaveConfigCallbackOptions save_config_kwargs;
 };
 
 enum class CLIAction {

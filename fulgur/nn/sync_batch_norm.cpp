@@ -58,10 +58,10 @@ class SyncBatchNormFunction : public torch::autograd::Function<SyncBatchNormFunc
 
     if (running.mean.defined()) {
       torch::NoGradGuard no_grad;
-      const double n = total.item<double>();
       running.mean.mul_(1 - running.factor).add_(mean.to(running.mean.dtype()), running.factor);
-      // The running variance is the unbiased one, as LibTorch's.
-      const auto unbiased = m2 / std::max(n - 1, 1.0);
+      // The running variance is the unbiased one, as LibTorch's; the count stays a tensor, so
+      // the step never waits for the host.
+      const auto unbiased = m2 / (total - 1).clamp_min(1);
       running.var.mul_(1 - running.factor).add_(unbiased.to(running.var.dtype()), running.factor);
     }
 
@@ -69,9 +69,8 @@ class SyncBatchNormFunction : public torch::autograd::Function<SyncBatchNormFunc
     auto output = normalized;
     if (weight.defined()) output = output * per_channel(weight, x.dim());
     if (bias.defined()) output = output + per_channel(bias, x.dim());
-    ctx->save_for_backward({normalized, invstd, weight});
+    ctx->save_for_backward({normalized, invstd, weight, total});
     ctx->saved_data["strategy"] = reinterpret_cast<int64_t>(strategy);
-    ctx->saved_data["total"] = total.item<double>();
     ctx->saved_data["has_bias"] = bias.defined();
     return output.to(input.scalar_type());
   }
@@ -82,7 +81,7 @@ class SyncBatchNormFunction : public torch::autograd::Function<SyncBatchNormFunc
     const auto& invstd = saved[1];
     const auto& weight = saved[2];
     auto* strategy = reinterpret_cast<Strategy*>(ctx->saved_data["strategy"].toInt());
-    const double total = ctx->saved_data["total"].toDouble();
+    const auto& total = saved[3];
 
     const auto grad = grads[0].to(normalized.scalar_type());
     const auto dims = reduced_dims(grad);

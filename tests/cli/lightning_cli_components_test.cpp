@@ -51,7 +51,11 @@ class CLIComponentsTest : public ::testing::Test {
 
   static std::unique_ptr<LightningCLI> make_cli(TrainerOptions defaults = {}) {
     return std::make_unique<LightningCLI>(
-        LightningCLIOptions{.program = "prog", .trainer_defaults = std::move(defaults)});
+        // Without the SaveConfigCallback (lightning_cli_test.cpp covers it): the lists here
+        // hold the chosen callbacks only.
+        LightningCLIOptions{.program = "prog",
+                            .trainer_defaults = std::move(defaults),
+                            .save_config_callback = false});
   }
 
   std::string write(const std::string& name, const std::string& text) {

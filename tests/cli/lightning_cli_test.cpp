@@ -201,6 +201,49 @@ TEST_F(LightningCLITest, FastDevRunAndDevicesForms) {
   EXPECT_EQ(std::get<int>(cli->trainer_options().devices.value), -1);
 }
 
+// LightningCLI's SaveConfigCallback: last among the callbacks, holding what --print_config
+// prints, which --config reads back to the same run; absent under fast_dev_run or when off.
+TEST_F(LightningCLITest, RunsSaveTheirConfigUnlessFastDevRunOrTurnedOff) {
+  ASSERT_EQ(cli->parse({"fit", "--model.hidden=32", "--trainer.max_epochs=3"}), CLIAction::Run);
+  const auto& callbacks = cli->trainer_options().callbacks;
+  ASSERT_EQ(callbacks.size(), 1u);
+  auto saver = std::dynamic_pointer_cast<SaveConfigCallback>(callbacks.back());
+  ASSERT_NE(saver, nullptr);
+  EXPECT_EQ(saver->config(), cli->config_yaml());
+  EXPECT_EQ(saver->options().config_filename, "config.yaml");
+  EXPECT_FALSE(saver->options().overwrite);
+
+  ModelConfig m2;
+  DataConfig d2;
+  auto again = make_cli(m2, d2);
+  ASSERT_EQ(again->parse({"fit", "--config", write("saved.yaml", saver->config())}),
+            CLIAction::Run);
+  EXPECT_EQ(m2.hidden, 32);
+  EXPECT_EQ(again->trainer_options().max_epochs, 3);
+  EXPECT_EQ(again->config_yaml(), saver->config());
+
+  cli->parse({"test", "--trainer.fast_dev_run=true"});
+  EXPECT_TRUE(cli->trainer_options().callbacks.empty());
+
+  TrainerOptions defaults;
+  auto keep = std::make_shared<Callback>();
+  defaults.callbacks = {keep};
+  LightningCLI custom({.trainer_defaults = defaults,
+                       .save_config_kwargs = {.config_filename = "run.yaml", .overwrite = true}});
+  custom.parse({"validate"});
+  ASSERT_EQ(custom.trainer_options().callbacks.size(), 2u);
+  EXPECT_EQ(custom.trainer_options().callbacks[0], keep);
+  saver = std::dynamic_pointer_cast<SaveConfigCallback>(custom.trainer_options().callbacks[1]);
+  ASSERT_NE(saver, nullptr);
+  EXPECT_EQ(saver->options().config_filename, "run.yaml");
+  EXPECT_TRUE(saver->options().overwrite);
+
+  LightningCLI off({.trainer_defaults = defaults, .save_config_callback = false});
+  off.parse({"fit"});
+  ASSERT_EQ(off.trainer_options().callbacks.size(), 1u);
+  EXPECT_EQ(off.trainer_options().callbacks[0], keep);
+}
+
 TEST_F(LightningCLITest, ConfigFilesMergeInOrderAndTheCommandLineWins) {
   const std::string a = write("a.yaml",
                               "trainer:\n  max_epochs: 7\n  limit_val_batches: 0.5\n"

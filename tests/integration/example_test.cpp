@@ -27,11 +27,19 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
   const std::vector<fs::path> checkpoints = files_in(version / "checkpoints", ".ckpt");
   ASSERT_EQ(checkpoints.size(), 1u);
   EXPECT_GT(fs::file_size(checkpoints[0]), 100'000u);  // the CNN's weights are ~1.7 MB
+  // LightningCLI's SaveConfigCallback: the run's whole config beside its metrics.
+  const std::string config = read_file(version / "config.yaml");
+  EXPECT_NE(config.find("\n  max_epochs: 1\n"), std::string::npos) << config;
+  EXPECT_NE(config.find("\n  limit_train_batches: 60\n"), std::string::npos) << config;
+  EXPECT_NE(config.find("\nmodel:\n"), std::string::npos) << config;
 
   const RunResult test =
       run({"test", "--ckpt_path=" + checkpoints[0].string(), "--trainer.limit_test_batches=20",
            "--trainer.enable_progress_bar=false"});
   ASSERT_EQ(test.exit_code, 0) << test.out << test.err;
+  EXPECT_NE(read_file(dir / "lightning_logs" / "version_1" / "config.yaml")
+                .find("\nckpt_path: " + checkpoints[0].string() + "\n"),
+            std::string::npos);
   const auto accuracy = table_value(test.out, "test_acc");
   const auto loss = table_value(test.out, "test_loss");
   ASSERT_TRUE(accuracy.has_value()) << test.out;
@@ -65,6 +73,23 @@ TEST_F(FashionMNISTExample, FitLearnsThenTestAndPredictUseTheCheckpoint) {
     EXPECT_GE(label, 0);
     EXPECT_LT(label, 10);
   }
+
+  // Without a logger the config goes to default_root_dir (here the working folder), and a
+  // second run there refuses to overwrite it, as Lightning's, before it predicts anything.
+  const std::string first_config = read_file(dir / "config.yaml");
+  EXPECT_NE(first_config.find("\n  limit_predict_batches: 3\n"), std::string::npos);
+  fs::remove(predictions);
+  const RunResult again =
+      run({"predict", "--ckpt_path=" + checkpoints[0].string(), "--trainer.limit_predict_batches=2",
+           "--trainer.logger=false", "--trainer.enable_progress_bar=false"});
+  EXPECT_EQ(again.exit_code, 1);
+  expect_one_error_line(again);
+  EXPECT_NE(again.err.find("SaveConfigCallback expected " + (dir / "config.yaml").string() +
+                           " to NOT exist. Aborting to avoid overwriting results of a previous run."),
+            std::string::npos)
+      << again.err;
+  EXPECT_EQ(read_file(dir / "config.yaml"), first_config);
+  EXPECT_FALSE(fs::exists(predictions));
 }
 
 TEST_F(FashionMNISTExample, MistypedFlagSuggestsTheRightOne) {
@@ -153,9 +178,13 @@ TEST_F(FashionMNISTExample, DdpOnTwoProcessesLearnsLikeOneProcessAndWritesOneLog
     EXPECT_EQ(found.size(), 1u) << root;
     return found.empty() ? std::string() : found[0].string();
   };
+  // Each logger-less test in a folder of its own, for its config.yaml.
+  int tests = 0;
   const auto test_accuracy = [&](const std::string& checkpoint, std::vector<std::string> extra) {
-    std::vector<std::string> args{"test", "--ckpt_path=" + checkpoint, "--trainer.logger=false",
-                                  "--trainer.enable_progress_bar=false"};
+    std::vector<std::string> args{
+        "test", "--ckpt_path=" + checkpoint, "--trainer.logger=false",
+        "--trainer.enable_progress_bar=false",
+        "--trainer.default_root_dir=" + (dir / ("test" + std::to_string(tests++))).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     const RunResult r = run(args);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -189,6 +218,34 @@ TEST_F(FashionMNISTExample, DdpOnTwoProcessesLearnsLikeOneProcessAndWritesOneLog
   EXPECT_NEAR(ddp_accuracy_on_two, ddp_accuracy, 1e-6);
 }
 
+// Under DDP rank 0 alone writes config.yaml, and when one is already there every rank stops
+// before training, with a clear error and no hang.
+TEST_F(FashionMNISTExample, DdpRunsWriteOneConfigAndAllRefuseAnEarlierOne) {
+  const std::vector<std::string> args{
+      "fit", "--trainer.max_epochs=1", "--trainer.limit_train_batches=2",
+      "--trainer.limit_val_batches=0", "--trainer.logger=false",
+      "--trainer.enable_progress_bar=false", "--trainer.strategy=ddp", "--trainer.devices=2"};
+  const RunResult first = run(args);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const std::string config = read_file(dir / "config.yaml");
+  EXPECT_NE(config.find("\n  strategy: ddp\n"), std::string::npos) << config;
+  EXPECT_EQ(files_in(dir, ".yaml").size(), 1u);
+
+  const RunResult second = run(args);
+  EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+  // The error, and the launcher's line when rank 0 failed first.
+  for (const auto& line : lines_of(second.err)) {
+    EXPECT_TRUE(line.starts_with("fashion-mnist: error: ") || line.starts_with("fulgur: rank "))
+        << second.err;
+  }
+  EXPECT_LE(lines_of(second.err).size(), 2u) << second.err;
+  EXPECT_NE(second.err.find("SaveConfigCallback expected " + (dir / "config.yaml").string() +
+                            " to NOT exist."),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(read_file(dir / "config.yaml"), config);
+}
+
 // "bf16-mixed" (autocast to bfloat16 on the CPU) learns as well as "32-true": after the same
 // 150 steps from the same seed, test accuracy within half a point.
 TEST_F(FashionMNISTExample, Bf16MixedLearnsAsWellAsFullPrecision) {
@@ -207,7 +264,8 @@ TEST_F(FashionMNISTExample, Bf16MixedLearnsAsWellAsFullPrecision) {
     const std::string checkpoint = found[0].string();
     const RunResult test = run({"test", "--ckpt_path=" + checkpoint, "--trainer.logger=false",
                                 "--trainer.enable_progress_bar=false",
-                                "--trainer.precision=" + precision});
+                                "--trainer.precision=" + precision,
+                                "--trainer.default_root_dir=" + precision});
     ASSERT_EQ(test.exit_code, 0) << test.out << test.err;
     accuracy[precision] = table_value(test.out, "test_acc").value_or(-1);
   }
@@ -234,7 +292,8 @@ TEST_F(FashionMNISTExample, Bf16TrueAnd64TrueTrainTheExample) {
     const RunResult test =
         run({"test", "--ckpt_path=" + found[0].string(),
              "--trainer.logger=false", "--trainer.enable_progress_bar=false",
-             "--trainer.limit_test_batches=40", "--trainer.precision=" + precision});
+             "--trainer.limit_test_batches=40", "--trainer.precision=" + precision,
+             "--trainer.default_root_dir=" + precision});
     ASSERT_EQ(test.exit_code, 0) << precision << test.out << test.err;
     // Chance is 0.1; the trained models reach 0.7-0.8 by then.
     EXPECT_GT(table_value(test.out, "test_acc").value_or(-1), 0.6) << precision << test.out;
