@@ -18,6 +18,7 @@
 #include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/learning_rate_monitor.h"
 #include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/callbacks/model_pruning.h"
 #include "fulgur/callbacks/on_exception_checkpoint.h"
 #include "fulgur/callbacks/model_summary.h"
 #include "fulgur/callbacks/progress_bar.h"

@@ -19,6 +19,7 @@
 #include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/learning_rate_monitor.h"
 #include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/callbacks/model_pruning.h"
 #include "fulgur/callbacks/model_summary.h"
 #include "fulgur/callbacks/on_exception_checkpoint.h"
 #include "fulgur/callbacks/stochastic_weight_averaging.h"
@@ -31,6 +32,19 @@ namespace {
 // Callbacks whose constructors take plain values get a small options struct here.
 struct GradientAccumulationSchedulerArgs {
   std::map<int64_t, int64_t> scheduling;
+};
+// parameters_to_prune and parameter_names name objects of the program: set them in code.
+struct ModelPruningArgs {
+  std::string pruning_fn;
+  bool use_global_unstructured = true;
+  BatchCount amount = 0.5;  // 0.5: a fraction, 3: a count (the type decides, as in Python)
+  bool apply_pruning = true;
+  bool make_pruning_permanent = true;
+  bool use_lottery_ticket_hypothesis = true;
+  std::optional<int64_t> pruning_dim;
+  std::optional<double> pruning_norm;
+  int verbose = 0;
+  bool prune_on_train_epoch_end = true;
 };
 struct ModelSummaryArgs {
   int max_depth = 1;
@@ -234,6 +248,46 @@ void bind_batch_size_finder(OptionSchema& a, BatchSizeFinderOptions& o) {
   a.add("max_val", o.max_val, "the largest batch size tried");
 }
 
+void bind_model_pruning(OptionSchema& a, ModelPruningArgs& o) {
+  a.add("pruning_fn", o.pruning_fn,
+        "l1_unstructured, random_unstructured, ln_structured or random_structured (required)");
+  a.add("use_global_unstructured", o.use_global_unstructured,
+        "rank the entries of all the parameters together");
+  a.add("amount", o.amount, "what each pruning removes: a fraction (0.5) or a count (3)");
+  a.add("apply_pruning", o.apply_pruning, "prune at all");
+  a.add("make_pruning_permanent", o.make_pruning_permanent,
+        "drop the masks when training ends (the zeros stay)");
+  a.add("use_lottery_ticket_hypothesis", o.use_lottery_ticket_hypothesis,
+        "reset the surviving weights to their first values after each pruning");
+  a.add("pruning_dim", o.pruning_dim, "structured rules: the dimension whose slices go");
+  a.add("pruning_norm", o.pruning_norm, "ln_structured: the norm that ranks the slices");
+  a.add("verbose", o.verbose, "0: quiet, 1: print the sparsity, 2: also per parameter");
+  a.add("prune_on_train_epoch_end", o.prune_on_train_epoch_end,
+        "prune at the training epoch's end (false: at the validation epoch's end)");
+}
+
+std::shared_ptr<Callback> make_model_pruning(const ModelPruningArgs& o) {
+  if (o.pruning_fn.empty()) {
+    throw ConfigError(
+        "ModelPruning needs `pruning_fn`: l1_unstructured, random_unstructured, ln_structured or "
+        "random_structured");
+  }
+  const PruningAmount amount = o.amount.is_fraction()
+                                   ? PruningAmount(std::get<double>(o.amount.value))
+                                   : PruningAmount(std::get<int64_t>(o.amount.value));
+  return std::make_shared<ModelPruning>(
+      o.pruning_fn, ModelPruningOptions{.use_global_unstructured = o.use_global_unstructured,
+                                        .amount = amount,
+                                        .apply_pruning = o.apply_pruning,
+                                        .make_pruning_permanent = o.make_pruning_permanent,
+                                        .use_lottery_ticket_hypothesis =
+                                            o.use_lottery_ticket_hypothesis,
+                                        .pruning_dim = o.pruning_dim,
+                                        .pruning_norm = o.pruning_norm,
+                                        .verbose = o.verbose,
+                                        .prune_on_train_epoch_end = o.prune_on_train_epoch_end});
+}
+
 void bind_model_summary(OptionSchema& a, ModelSummaryArgs& o) {
   a.add("max_depth", o.max_depth, "layers shown, by depth of nesting");
 }
@@ -319,6 +373,9 @@ ComponentRegistry<Callback>& callback_registry() {
     r->add<ThroughputMonitorOptions>(
         "ThroughputMonitor", "logs batches and samples per second during training",
         bind_throughput_monitor, make_callback<ThroughputMonitor, ThroughputMonitorOptions>);
+    r->add<ModelPruningArgs>("ModelPruning",
+                             "prunes parameters at epoch ends (torch.nn.utils.prune's rules)",
+                             bind_model_pruning, make_model_pruning);
     r->add<ModelSummaryArgs>("ModelSummary", "prints the model's layers when fit starts",
                              bind_model_summary,
                              [](const ModelSummaryArgs& o) -> std::shared_ptr<Callback> {

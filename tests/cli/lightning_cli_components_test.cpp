@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "fulgur/callbacks/backbone_finetuning.h"
+#include "fulgur/callbacks/model_pruning.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
@@ -36,7 +37,8 @@ namespace fs = std::filesystem;
 const char* kCallbacks =
     "BackboneFinetuning, BatchSizeFinder, DeviceStatsMonitor, EarlyStopping, "
     "GradientAccumulationScheduler, LearningRateFinder, LearningRateMonitor, ModelCheckpoint, "
-    "ModelSummary, OnExceptionCheckpoint, StochasticWeightAveraging, ThroughputMonitor, Timer";
+    "ModelPruning, ModelSummary, OnExceptionCheckpoint, StochasticWeightAveraging, "
+    "ThroughputMonitor, Timer";
 
 class CLIComponentsTest : public ::testing::Test {
  protected:
@@ -473,6 +475,34 @@ TEST_F(CLIComponentsTest, StochasticWeightAveragingTakesLightningsInitArgs) {
   EXPECT_EQ(error_of({"fit", "--config", bad}),
             "invalid value '[0.01, x]' for trainer.callbacks[0].init_args.swa_lrs in config " +
                 bad + ": expected float|list[float]");
+}
+
+TEST_F(CLIComponentsTest, ModelPruningTakesLightningsInitArgs) {
+  ASSERT_EQ(cli->parse({"fit", "--trainer.callbacks+=ModelPruning",
+                        "--trainer.callbacks.pruning_fn=ln_structured",
+                        "--trainer.callbacks.use_global_unstructured=false",
+                        "--trainer.callbacks.amount=3", "--trainer.callbacks.pruning_dim=0",
+                        "--trainer.callbacks.pruning_norm=2", "--trainer.callbacks.verbose=1",
+                        "--trainer.callbacks+=ModelPruning",
+                        "--trainer.callbacks.pruning_fn=l1_unstructured",
+                        "--trainer.callbacks.amount=0.25",
+                        "--trainer.callbacks.use_lottery_ticket_hypothesis=false"}),
+            CLIAction::Run);
+  auto structured = callback<ModelPruning>(0);
+  ASSERT_NE(structured, nullptr);
+  EXPECT_EQ(structured->pruning_fn(), "ln_structured");
+  EXPECT_EQ(std::get<int64_t>(structured->options().amount.fixed()), 3);
+  EXPECT_EQ(structured->options().pruning_dim, 0);
+  EXPECT_EQ(structured->options().pruning_norm, 2.0);
+  EXPECT_EQ(structured->options().verbose, 1);
+  auto global = callback<ModelPruning>(1);
+  ASSERT_NE(global, nullptr);
+  EXPECT_EQ(std::get<double>(global->options().amount.fixed()), 0.25);
+  EXPECT_TRUE(global->options().use_global_unstructured);
+
+  EXPECT_EQ(error_of({"fit", "--trainer.callbacks+=ModelPruning"}),
+            "trainer.callbacks[0]: ModelPruning needs `pruning_fn`: l1_unstructured, "
+            "random_unstructured, ln_structured or random_structured");
 }
 
 TEST_F(CLIComponentsTest, HelpListsTheClassesWithTheirInitArgs) {
