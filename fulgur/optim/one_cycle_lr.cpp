@@ -1,10 +1,6 @@
 #include "fulgur/optim/one_cycle_lr.h"
 
 #include <fmt/format.h>
-#include <torch/optim/adam.h>
-#include <torch/optim/adamw.h>
-#include <torch/optim/rmsprop.h>
-#include <torch/optim/sgd.h>
 
 #include <cmath>
 #include <numbers>
@@ -77,35 +73,11 @@ OneCycleLR::OneCycleLR(torch::optim::Optimizer& optimizer, std::vector<double> m
   schedule_.max_momentums.assign(groups, options.max_momentum);
   schedule_.base_momentums.assign(groups, options.base_momentum);
   if (schedule_.cycle_momentum) {
-    for (size_t g = 0; g < groups; ++g) set_momentum(g, options.max_momentum);
+    for (size_t g = 0; g < groups; ++g) {
+      set_group_momentum(optimizer_.param_groups()[g], options.max_momentum);
+    }
   }
   initial_step();
-}
-
-OneCycleLR::MomentumKind OneCycleLR::momentum_kind(const torch::optim::Optimizer& optimizer) {
-  const auto* defaults = &optimizer.defaults();
-  if (dynamic_cast<const torch::optim::SGDOptions*>(defaults) != nullptr ||
-      dynamic_cast<const torch::optim::RMSpropOptions*>(defaults) != nullptr) {
-    return MomentumKind::kMomentum;
-  }
-  if (dynamic_cast<const torch::optim::AdamOptions*>(defaults) != nullptr ||
-      dynamic_cast<const torch::optim::AdamWOptions*>(defaults) != nullptr) {
-    return MomentumKind::kBeta1;
-  }
-  return MomentumKind::kNone;
-}
-
-void OneCycleLR::set_momentum(size_t group, double momentum) {
-  auto& options = optimizer_.param_groups()[group].options();
-  if (auto* sgd = dynamic_cast<torch::optim::SGDOptions*>(&options)) {
-    sgd->momentum(momentum);
-  } else if (auto* rmsprop = dynamic_cast<torch::optim::RMSpropOptions*>(&options)) {
-    rmsprop->momentum(momentum);
-  } else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&options)) {
-    adam->betas({momentum, std::get<1>(adam->betas())});
-  } else if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&options)) {
-    adamw->betas({momentum, std::get<1>(adamw->betas())});
-  }
 }
 
 double OneCycleLR::bound(size_t group, Bound which) const {
@@ -164,7 +136,8 @@ std::vector<double> OneCycleLR::compute_lrs(std::optional<double> /*metric*/) {
   for (size_t g = 0; g < base_lrs_.size(); ++g) {
     lrs.push_back(anneal(bound(g, phase.start_lr), bound(g, phase.end_lr), pct));
     if (schedule_.cycle_momentum) {
-      set_momentum(g, anneal(bound(g, phase.start_momentum), bound(g, phase.end_momentum), pct));
+      set_group_momentum(optimizer_.param_groups()[g],
+                         anneal(bound(g, phase.start_momentum), bound(g, phase.end_momentum), pct));
     }
   }
   return lrs;

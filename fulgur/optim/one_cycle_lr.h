@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "fulgur/optim/group_momentum.h"
 #include "fulgur/optim/lr_scheduler.h"
 
 namespace fulgur {
@@ -68,7 +69,6 @@ class OneCycleLR : public LRScheduler {
     double end_step;
     Bound start_lr, end_lr, start_momentum, end_momentum;
   };
-  enum class MomentumKind { kNone, kMomentum, kBeta1 };
   // Everything load_extra_state restores, parsed once for the check and once for the load.
   struct Schedule {
     std::vector<Phase> phases;
@@ -78,10 +78,8 @@ class OneCycleLR : public LRScheduler {
   };
 
   Schedule parse_schedule(const c10::impl::GenericDict& state, const std::string& source) const;
-  static MomentumKind momentum_kind(const torch::optim::Optimizer& optimizer);
   double bound(size_t group, Bound which) const;
   double anneal(double start, double end, double pct) const;
-  void set_momentum(size_t group, double momentum);
 
   int64_t total_steps_;
   MomentumKind momentum_kind_;

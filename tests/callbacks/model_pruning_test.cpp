@@ -137,7 +137,7 @@ TEST(ModelPruning, PrunedWeightsStayZeroAndTheRestTrainsAsUnderPyTorchsReparamet
   // Kept with make_pruning_permanent=false: no gradient reaches a pruned entry.
   const auto mask = pruning->mask("net.0.weight");
   ASSERT_TRUE(mask.defined());
-  EXPECT_EQ(mask.eq(0).sum().item<int64_t>() > 0, true);
+  EXPECT_GT(mask.eq(0).sum().item<int64_t>(), 0);
   model.zero_grad();
   torch::mse_loss(model.net->forward(torch::ones({2, 4})), torch::zeros({2, 1})).backward();
   const auto grad = model.net->named_parameters()["0.weight"].grad();

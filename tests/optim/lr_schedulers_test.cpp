@@ -20,11 +20,17 @@
 #include <vector>
 
 #include "fulgur/errors.h"
+#include "fulgur/optim/constant_lr.h"
 #include "fulgur/optim/cosine_annealing_lr.h"
+#include "fulgur/optim/cosine_annealing_warm_restarts.h"
+#include "fulgur/optim/cyclic_lr.h"
 #include "fulgur/optim/exponential_lr.h"
+#include "fulgur/optim/lambda_lr.h"
 #include "fulgur/optim/linear_lr.h"
 #include "fulgur/optim/multi_step_lr.h"
+#include "fulgur/optim/multiplicative_lr.h"
 #include "fulgur/optim/one_cycle_lr.h"
+#include "fulgur/optim/polynomial_lr.h"
 #include "fulgur/optim/reduce_lr_on_plateau.h"
 #include "fulgur/optim/sequential_lr.h"
 #include "fulgur/optim/step_lr.h"
@@ -462,6 +468,159 @@ INSTANTIATE_TEST_SUITE_P(
                 },
             .steps = 10,
             .resume_at = 4},
+        // ---- ConstantLR ----
+        // The user's rate set mid-warm-up is chained: multiplied back up at total_iters.
+        SchedulerCase{.label = "ConstantLRUserSetRate",
+                      .lrs = {0.1, 0.03},
+                      .python = "S.ConstantLR(opt, factor=0.5, total_iters=4)",
+                      .make = [](auto& o) { return std::make_shared<ConstantLR>(o, 0.5, 4); },
+                      .steps = 8,
+                      .override_at = 2,
+                      .override_lr = 0.2},
+        SchedulerCase{.label = "ConstantLRDefaults",
+                      .lrs = {0.3},
+                      .python = "S.ConstantLR(opt)",
+                      .make = [](auto& o) { return std::make_shared<ConstantLR>(o); },
+                      .steps = 7},
+        // ---- PolynomialLR ----
+        SchedulerCase{.label = "PolynomialLRSquared",
+                      .lrs = {0.1, 0.03},
+                      .python = "S.PolynomialLR(opt, total_iters=6, power=2.0)",
+                      .make = [](auto& o) { return std::make_shared<PolynomialLR>(o, 6, 2.0); },
+                      .steps = 9},
+        SchedulerCase{.label = "PolynomialLRDefaultsUserSetRate",
+                      .lrs = {0.2},
+                      .python = "S.PolynomialLR(opt)",
+                      .make = [](auto& o) { return std::make_shared<PolynomialLR>(o); },
+                      .steps = 7,
+                      .override_at = 3,
+                      .override_lr = 0.5},
+        // ---- CosineAnnealingWarmRestarts ----
+        // Cycles of 3, 6 and 12 periods; resumed inside the second.
+        SchedulerCase{
+            .label = "CosineAnnealingWarmRestartsTMult2",
+            .lrs = {0.1, 0.03},
+            .python = "S.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2, eta_min=0.001)",
+            .make =
+                [](auto& o) {
+                  return std::make_shared<CosineAnnealingWarmRestarts>(o, 3, 2, 0.001);
+                },
+            .steps = 25,
+            .resume_at = 6},
+        SchedulerCase{
+            .label = "CosineAnnealingWarmRestartsTMult1",
+            .lrs = {0.5},
+            .python = "S.CosineAnnealingWarmRestarts(opt, T_0=4)",
+            .make = [](auto& o) { return std::make_shared<CosineAnnealingWarmRestarts>(o, 4); },
+            .steps = 13},
+        // ---- LambdaLR and MultiplicativeLR ----
+        SchedulerCase{.label = "LambdaLROneFunction",
+                      .lrs = {0.1, 0.03},
+                      .python = "S.LambdaLR(opt, lambda e: 0.95 ** e)",
+                      .make =
+                          [](auto& o) {
+                            return std::make_shared<LambdaLR>(o, [](int64_t e) {
+                              return std::pow(0.95, static_cast<double>(e));
+                            });
+                          },
+                      .steps = 10},
+        SchedulerCase{.label = "LambdaLRPerGroup",
+                      .lrs = {0.1, 0.2},
+                      .python = "S.LambdaLR(opt, [lambda e: 0.9 ** e, lambda e: 1.0 / (e + 1)])",
+                      .make =
+                          [](auto& o) {
+                            return std::make_shared<LambdaLR>(
+                                o,
+                                std::vector<LrLambda>{
+                                    [](int64_t e) { return std::pow(0.9, static_cast<double>(e)); },
+                                    [](int64_t e) { return 1.0 / static_cast<double>(e + 1); }});
+                          },
+                      .steps = 8},
+        SchedulerCase{.label = "MultiplicativeLRUserSetRate",
+                      .lrs = {0.1, 0.03},
+                      .python = "S.MultiplicativeLR(opt, lambda e: 0.9)",
+                      .make =
+                          [](auto& o) {
+                            return std::make_shared<MultiplicativeLR>(o,
+                                                                      [](int64_t) { return 0.9; });
+                          },
+                      .steps = 9,
+                      .override_at = 4,
+                      .override_lr = 0.5},
+        SchedulerCase{
+            .label = "MultiplicativeLRPerGroup",
+            .lrs = {0.1, 0.2},
+            .python = "S.MultiplicativeLR(opt, [lambda e: 1.0 - 0.05 * e, lambda e: 0.8])",
+            .make =
+                [](auto& o) {
+                  return std::make_shared<MultiplicativeLR>(
+                      o, std::vector<LrLambda>{
+                             [](int64_t e) { return 1.0 - 0.05 * static_cast<double>(e); },
+                             [](int64_t) { return 0.8; }});
+                },
+            .steps = 8},
+        // ---- CyclicLR ----
+        // PyTorch's default cycles SGD's momentum against the rate (and turns it on).
+        SchedulerCase{
+            .label = "CyclicLRTriangularCyclesMomentum",
+            .lrs = {0.5, 0.5},
+            .python = "S.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=3, step_size_down=2)",
+            .make =
+                [](auto& o) {
+                  return std::make_shared<CyclicLR>(
+                      o, 0.01, 0.1, CyclicLROptions{.step_size_up = 3, .step_size_down = 2});
+                },
+            .steps = 17,
+            .resume_at = 7},
+        SchedulerCase{.label = "CyclicLRTriangular2PerGroup",
+                      .lrs = {0.5, 0.5},
+                      .python = "S.CyclicLR(opt, base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], "
+                                "step_size_up=2, mode='triangular2', base_momentum=0.85, "
+                                "max_momentum=0.95)",
+                      .make =
+                          [](auto& o) {
+                            return std::make_shared<CyclicLR>(
+                                o, std::vector<double>{0.01, 0.02}, std::vector<double>{0.1, 0.3},
+                                CyclicLROptions{.step_size_up = 2,
+                                                .mode = "triangular2",
+                                                .base_momentum = 0.85,
+                                                .max_momentum = 0.95});
+                          },
+                      .steps = 14},
+        // The rate the user sets is overwritten at the next step: CyclicLR is not chainable.
+        SchedulerCase{.label = "CyclicLRExpRangeWithoutMomentum",
+                      .lrs = {0.1},
+                      .python = "S.CyclicLR(opt, base_lr=0.001, max_lr=0.01, step_size_up=4, "
+                                "mode='exp_range', gamma=0.9, cycle_momentum=False)",
+                      .make =
+                          [](auto& o) {
+                            return std::make_shared<CyclicLR>(
+                                o, 0.001, 0.01,
+                                CyclicLROptions{.step_size_up = 4,
+                                                .mode = "exp_range",
+                                                .gamma = 0.9,
+                                                .cycle_momentum = false});
+                          },
+                      .steps = 20,
+                      .override_at = 5,
+                      .override_lr = 0.5},
+        // ConstantLR warm-up, then restarts; the restarts begin at their own period 0.
+        SchedulerCase{
+            .label = "SequentialLRConstantThenWarmRestarts",
+            .lrs = {0.1, 0.03},
+            .python = "S.SequentialLR(opt, [S.ConstantLR(opt, factor=0.1, total_iters=3), "
+                      "S.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)], milestones=[3])",
+            .make =
+                [](auto& o) {
+                  return std::make_shared<SequentialLR>(
+                      o,
+                      std::vector<std::shared_ptr<LRScheduler>>{
+                          std::make_shared<ConstantLR>(o, 0.1, 3),
+                          std::make_shared<CosineAnnealingWarmRestarts>(o, 2, 2)},
+                      std::vector<int64_t>{3});
+                },
+            .steps = 15,
+            .resume_at = 6},
         // ---- ReduceLROnPlateau ----
         SchedulerCase{
             .label = "ReduceLROnPlateauMinRel",
@@ -517,6 +676,16 @@ std::string config_error_of(Make make) {
     return e.what();
   }
   ADD_FAILURE() << "expected ConfigError";
+  return "";
+}
+
+std::string checkpoint_error_of(LRScheduler& scheduler, const c10::impl::GenericDict& state) {
+  try {
+    scheduler.load_state_dict(state, "x.ckpt");
+  } catch (const CheckpointError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected CheckpointError";
   return "";
 }
 
@@ -894,7 +1063,9 @@ TEST(SWALRTest, BadSettingsAreConfigErrors) {
   EXPECT_EQ(config_error_of([&] { SWALR(*sgd, 0.05, -1); }),
             "SWALR(swa_lrs=[0.05, 0.05], anneal_epochs=-1, anneal_strategy='cos'): "
             "anneal_epochs must be equal or greater than 0, got -1");
-  EXPECT_EQ(config_error_of([&] { SWALR(*sgd, std::vector<double>{0.01, 0.02, 0.03}); }),
+  EXPECT_EQ(config_error_of([&] {
+              SWALR(*sgd, std::vector<double>{0.01, 0.02, 0.03});
+            }),
             "SWALR(swa_lrs=[0.01, 0.02, 0.03], anneal_epochs=10, anneal_strategy='cos'): swa_lr "
             "must have the same length as the optimizer's param groups: swa_lr has 3, the "
             "optimizer has 2 param groups");
@@ -940,6 +1111,163 @@ TEST(SWALRTest, StateHoldsTheSwaRatesAndStrategyAndChecksThem) {
   EXPECT_EQ(fresh.swa_lrs(), (std::vector<double>{0.01, 0.02}));
 }
 
+TEST(ConstantLRTest, BadSettingsAreConfigErrorsAndSavedOnesCheckpointErrors) {
+  auto sgd = make_sgd({0.1});
+  EXPECT_EQ(config_error_of([&] { ConstantLR(*sgd, 0.0); }),
+            "ConstantLR(factor=0, total_iters=5): factor must be in (0, 1] (it multiplies the "
+            "rate until total_iters), got 0");
+  EXPECT_EQ(config_error_of([&] { ConstantLR(*sgd, 0.5, 0); }),
+            "ConstantLR(factor=0.5, total_iters=0): total_iters must be at least 1 (the period "
+            "at which the rate returns to its base), got 0");
+  EXPECT_EQ(sgd->param_groups()[0].options().get_lr(), 0.1);
+
+  ConstantLR scheduler(*sgd, 0.5, 2);
+  auto state = scheduler.state_dict();
+  state.insert_or_assign("factor", 1.5);
+  EXPECT_EQ(checkpoint_error_of(scheduler, state),
+            "x.ckpt: the state of scheduler ConstantLR has settings ConstantLR rejects: "
+            "factor must be in (0, 1] (it multiplies the rate until total_iters), got 1.5");
+  EXPECT_EQ(scheduler.get_last_lr(), std::vector<double>{0.05});
+}
+
+TEST(PolynomialLRTest, BadSettingsAreConfigErrors) {
+  auto sgd = make_sgd({0.1});
+  EXPECT_EQ(config_error_of([&] { PolynomialLR(*sgd, 0); }),
+            "PolynomialLR(total_iters=0, power=1): total_iters must be at least 1 (the number of "
+            "periods until the rate reaches zero), got 0");
+  EXPECT_EQ(config_error_of([&] { PolynomialLR(*sgd, 4, -1.0); }),
+            "PolynomialLR(total_iters=4, power=-1): power must be at least 0, got -1");
+}
+
+TEST(CosineAnnealingWarmRestartsTest, BadSettingsAreConfigErrorsAndStateHasTheCycle) {
+  auto sgd = make_sgd({0.1});
+  EXPECT_EQ(config_error_of([&] { CosineAnnealingWarmRestarts(*sgd, 0); }),
+            "CosineAnnealingWarmRestarts(T_0=0, T_mult=1): T_0 must be at least 1 (the length "
+            "of the first cycle), got 0");
+  EXPECT_EQ(config_error_of([&] { CosineAnnealingWarmRestarts(*sgd, 3, 0); }),
+            "CosineAnnealingWarmRestarts(T_0=3, T_mult=0): T_mult must be at least 1 (how much "
+            "longer each cycle is), got 0");
+
+  // Period 11 of cycles 2, 6, 18: the third cycle, 3 periods in (PyTorch's T_i and T_cur).
+  CosineAnnealingWarmRestarts scheduler(*sgd, 2, 3);
+  for (int i = 0; i < 11; ++i) scheduler.step();
+  auto state = scheduler.state_dict();
+  EXPECT_EQ(state.at("T_i").toInt(), 18);
+  EXPECT_EQ(state.at("T_cur").toInt(), 3);
+  state.insert_or_assign("T_mult", 0);
+  EXPECT_EQ(checkpoint_error_of(scheduler, state),
+            "x.ckpt: the state of scheduler CosineAnnealingWarmRestarts has settings "
+            "CosineAnnealingWarmRestarts rejects: T_mult must be at least 1 (how much longer "
+            "each cycle is), got 0");
+  EXPECT_EQ(scheduler.last_epoch(), 11);
+}
+
+TEST(LambdaLRTest, FunctionCountsAndSavedCallableObjectsAreErrors) {
+  auto sgd = make_sgd({0.1, 0.2, 0.3});
+  const LrLambda half = [](int64_t) { return 0.5; };
+  EXPECT_EQ(config_error_of([&] {
+              LambdaLR(*sgd, std::vector<LrLambda>{half, half});
+            }),
+            "LambdaLR: expected 3 lr_lambdas (one per param group, or one for all of them), got 2");
+  EXPECT_EQ(config_error_of([&] {
+              MultiplicativeLR(*sgd, std::vector<LrLambda>{half, {}, half});
+            }),
+            "MultiplicativeLR: lr_lambda 1 is an empty function");
+
+  LambdaLR scheduler(*sgd, half);
+  EXPECT_EQ(scheduler.get_last_lr(), (std::vector<double>{0.05, 0.1, 0.15}));
+  auto state = scheduler.state_dict();
+  // PyTorch's form: one None per function.
+  const auto saved = state.at("lr_lambdas").toList();
+  ASSERT_EQ(saved.size(), 3u);
+  for (const c10::IValue& entry : saved) EXPECT_TRUE(entry.isNone());
+
+  // A callable object's attributes, as Python saves them, cannot come back into a C++ function.
+  c10::impl::GenericDict attributes(c10::StringType::get(), c10::AnyType::get());
+  attributes.insert("factor", 0.5);
+  c10::impl::GenericList with_object(c10::AnyType::get());
+  for (int i = 0; i < 3; ++i)
+    with_object.push_back(i == 1 ? c10::IValue(attributes) : c10::IValue());
+  state.insert_or_assign("lr_lambdas", with_object);
+  EXPECT_EQ(checkpoint_error_of(scheduler, state),
+            "x.ckpt: the state of scheduler LambdaLR holds a callable object's attributes in "
+            "\"lr_lambdas\", which a C++ function cannot take");
+  c10::impl::GenericList too_few(c10::AnyType::get());
+  too_few.push_back(c10::IValue());
+  state.insert_or_assign("lr_lambdas", too_few);
+  EXPECT_EQ(checkpoint_error_of(scheduler, state),
+            "x.ckpt: the state of scheduler LambdaLR has 1 entries in \"lr_lambdas\" for 3 "
+            "functions");
+}
+
+TEST(CyclicLRTest, BadSettingsAreConfigErrors) {
+  auto sgd = make_sgd({0.1, 0.2});
+  EXPECT_EQ(config_error_of([&] { CyclicLR(*sgd, 0.01, 0.1, {.step_size_up = 0}); }),
+            "CyclicLR(step_size_up=0, step_size_down=0): step_size_up must be at least 1 and "
+            "step_size_down at least 0 (the periods in each half of a cycle)");
+  EXPECT_EQ(config_error_of([&] { CyclicLR(*sgd, 0.01, 0.1, {.mode = "triangle"}); }),
+            "CyclicLR(mode=\"triangle\"): mode must be one of triangular, triangular2, exp_range "
+            "(or give a scale_fn)");
+  EXPECT_EQ(config_error_of([&] { CyclicLR(*sgd, 0.01, 0.1, {.scale_mode = "epoch"}); }),
+            "CyclicLR(scale_mode=\"epoch\"): scale_mode must be one of cycle, iterations");
+  EXPECT_EQ(config_error_of([&] {
+              CyclicLR(*sgd, std::vector<double>{0.01, 0.02, 0.03}, std::vector<double>{0.1});
+            }),
+            "CyclicLR: expected 2 values for base_lr (one per param group), got 3");
+  auto adagrad = make_optimizer("adagrad", {0.1});
+  EXPECT_EQ(config_error_of([&] { CyclicLR(*adagrad, 0.01, 0.1); }),
+            "CyclicLR(cycle_momentum=true): the optimizer has neither a momentum (SGD, RMSprop) "
+            "nor betas (Adam, AdamW) to cycle; set cycle_momentum = false");
+  // Nothing moved.
+  EXPECT_EQ(sgd->param_groups()[1].options().get_lr(), 0.2);
+  CyclicLR without_momentum(*adagrad, 0.01, 0.1, {.cycle_momentum = false});
+  EXPECT_EQ(without_momentum.get_last_lr(), std::vector<double>{0.01});
+}
+
+// Adam's first beta is cycled as torch >= 2.2 does (1.13 rejects Adam): the same curve as SGD's
+// momentum, and the state says so as 2.2's does.
+TEST(CyclicLRTest, CyclesAdamsFirstBetaLikeSgdsMomentum) {
+  auto sgd = make_sgd({0.1});
+  auto adam = make_optimizer("adam", {0.1});
+  CyclicLR on_sgd(*sgd, 0.01, 0.1, {.step_size_up = 3});
+  CyclicLR on_adam(*adam, 0.01, 0.1, {.step_size_up = 3});
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(momentum_of(adam->param_groups()[0]), momentum_of(sgd->param_groups()[0]))
+        << "period " << i;
+    EXPECT_EQ(on_adam.get_last_lr(), on_sgd.get_last_lr());
+    on_sgd.step();
+    on_adam.step();
+  }
+  EXPECT_NEAR(momentum_of(adam->param_groups()[0]), 0.9 - 0.1 * 2 / 3, 1e-12);
+  EXPECT_TRUE(on_adam.state_dict().at("use_beta1").toBool());
+  EXPECT_FALSE(on_sgd.state_dict().at("use_beta1").toBool());
+}
+
+// A custom scale_fn (here on the period) against PyTorch's; not saved, as in PyTorch.
+TEST(CyclicLRTest, CustomScaleFnMatchesTorch) {
+  SchedulerCase c{.label = "CyclicLRCustomScaleFn",
+                  .lrs = {0.1},
+                  .python =
+                      "S.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=2, "
+                      "scale_fn=lambda x: 0.95 ** x, scale_mode='iterations', "
+                      "cycle_momentum=False)",
+                  .steps = 12};
+  const auto expected = testing::number_rows(testing::run_python(python_script(c, 0)));
+  auto optimizer = make_sgd(c.lrs);
+  CyclicLR scheduler(*optimizer, 0.01, 0.1,
+                     {.step_size_up = 2,
+                      .scale_fn = [](double x) { return std::pow(0.95, x); },
+                      .scale_mode = "iterations",
+                      .cycle_momentum = false});
+  std::vector<std::vector<double>> actual{row_of(scheduler, *optimizer)};
+  step_to(c, scheduler, *optimizer, c.steps, &actual);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    expect_rows_near(actual[i], expected[i], fmt::format("period {}", i));
+  }
+  EXPECT_TRUE(scheduler.state_dict().at("_scale_fn_custom").isNone());
+}
+
 TEST(LRSchedulersTest, NamesAndMetricNeeds) {
   auto sgd = make_sgd({0.1});
   EXPECT_EQ(MultiStepLR(*sgd, {1}).name(), "MultiStepLR");
@@ -949,6 +1277,12 @@ TEST(LRSchedulersTest, NamesAndMetricNeeds) {
   EXPECT_EQ(OneCycleLR(*sgd, 0.1, 3).name(), "OneCycleLR");
   EXPECT_EQ(ReduceLROnPlateau(*sgd).name(), "ReduceLROnPlateau");
   EXPECT_EQ(SWALR(*sgd, 0.01).name(), "SWALR");
+  EXPECT_EQ(ConstantLR(*sgd).name(), "ConstantLR");
+  EXPECT_EQ(PolynomialLR(*sgd).name(), "PolynomialLR");
+  EXPECT_EQ(CosineAnnealingWarmRestarts(*sgd, 2).name(), "CosineAnnealingWarmRestarts");
+  EXPECT_EQ(LambdaLR(*sgd, [](int64_t) { return 1.0; }).name(), "LambdaLR");
+  EXPECT_EQ(MultiplicativeLR(*sgd, [](int64_t) { return 1.0; }).name(), "MultiplicativeLR");
+  EXPECT_EQ(CyclicLR(*sgd, 0.01, 0.1).name(), "CyclicLR");
   EXPECT_FALSE(OneCycleLR(*sgd, 0.1, 3).needs_metric());
   EXPECT_TRUE(ReduceLROnPlateau(*sgd).needs_metric());
 }
