@@ -62,6 +62,7 @@
 #include "fulgur/metrics/recall.h"
 #include "fulgur/module.h"
 #include "fulgur/nn/sync_batch_norm.h"
+#include "fulgur/optim/chained_scheduler.h"
 #include "fulgur/optim/constant_lr.h"
 #include "fulgur/optim/cosine_annealing_lr.h"
 #include "fulgur/optim/cosine_annealing_warm_restarts.h"

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "fulgur/errors.h"
+#include "fulgur/optim/nested_schedulers.h"
 #include "fulgur/optim/scheduler_state_reader.h"
 
 namespace fulgur {
@@ -19,22 +20,8 @@ SequentialLR::SequentialLR(torch::optim::Optimizer& optimizer,
   if (schedulers_.empty()) {
     throw ConfigError("SequentialLR: schedulers is empty; give at least one scheduler");
   }
-  for (size_t i = 0; i < schedulers_.size(); ++i) {
-    const auto& scheduler = schedulers_[i];
-    if (!scheduler) throw ConfigError(fmt::format("SequentialLR: schedulers[{}] is null", i));
-    if (&scheduler->optimizer_ != &optimizer) {
-      throw ConfigError(fmt::format(
-          "SequentialLR: schedulers[{}] ({}) drives another optimizer; build every scheduler on "
-          "the optimizer given to SequentialLR",
-          i, scheduler->name()));
-    }
-    if (scheduler->needs_metric()) {
-      throw ConfigError(fmt::format(
-          "SequentialLR: schedulers[{}] ({}) needs a monitored metric, which SequentialLR does "
-          "not pass on (neither does PyTorch's); use it as a scheduler of its own",
-          i, scheduler->name()));
-    }
-  }
+  check_nested_schedulers(name(), schedulers_, optimizer,
+                          "build every scheduler on the optimizer given to SequentialLR");
   if (milestones_.size() + 1 != schedulers_.size()) {
     throw ConfigError(fmt::format(
         "SequentialLR(milestones=[{}]): {} schedulers need {} milestones (the periods at which "
@@ -83,9 +70,7 @@ void SequentialLR::save_extra_state(c10::impl::GenericDict& state) const {
   c10::List<int64_t> milestones;
   for (int64_t m : milestones_) milestones.push_back(m);
   state.insert("_milestones", milestones);
-  c10::impl::GenericList states(c10::AnyType::get());
-  for (const auto& scheduler : schedulers_) states.push_back(scheduler->state_dict());
-  state.insert("_schedulers", states);
+  save_nested_states(state, schedulers_);
 }
 
 std::vector<int64_t> SequentialLR::parse_milestones(const c10::impl::GenericDict& state,
@@ -99,16 +84,7 @@ std::vector<int64_t> SequentialLR::parse_milestones(const c10::impl::GenericDict
   if (!std::is_sorted(milestones.begin(), milestones.end())) {
     reader.fail("has milestones that are not in increasing order");
   }
-  const c10::impl::GenericList states = reader.list("_schedulers");
-  if (states.size() != schedulers_.size()) {
-    reader.fail(fmt::format("holds {} schedulers, not {}", states.size(), schedulers_.size()));
-  }
-  for (size_t i = 0; i < states.size(); ++i) {
-    const c10::IValue child = states.get(i);
-    if (!child.isGenericDict())
-      reader.fail(fmt::format("has a scheduler {} that is not a dict", i));
-    schedulers_[i]->check_state_dict(child.toGenericDict(), source);
-  }
+  check_nested_states(reader, schedulers_);
   return milestones;
 }
 
@@ -119,10 +95,7 @@ void SequentialLR::check_extra_state(const c10::impl::GenericDict& state,
 
 void SequentialLR::load_extra_state(const c10::impl::GenericDict& state) {
   milestones_ = parse_milestones(state, "");
-  const c10::impl::GenericList states = state.at("_schedulers").toList();
-  for (size_t i = 0; i < schedulers_.size(); ++i) {
-    schedulers_[i]->load_state_dict(states.get(i).toGenericDict(), "");
-  }
+  load_nested_states(state, schedulers_);
 }
 
 }  // namespace fulgur

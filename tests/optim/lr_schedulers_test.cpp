@@ -16,10 +16,12 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "fulgur/errors.h"
+#include "fulgur/optim/chained_scheduler.h"
 #include "fulgur/optim/constant_lr.h"
 #include "fulgur/optim/cosine_annealing_lr.h"
 #include "fulgur/optim/cosine_annealing_warm_restarts.h"
@@ -154,16 +156,18 @@ std::string python_script(const SchedulerCase& c, int first, const std::string& 
       "sched = {python}\n"
       "{load}"
       "metrics = {metrics}\n"
-      "def show(): print(sched.last_epoch, *(repr(g['lr']) for g in opt.param_groups), "
+      // PyTorch's ChainedScheduler keeps no period count: the loop's stands in.
+      "def show(i): print(i if isinstance(sched, S.ChainedScheduler) else sched.last_epoch, "
+      "*(repr(g['lr']) for g in opt.param_groups), "
       "*(repr(momentum(g)) for g in opt.param_groups))\n"
-      "if {first} == 0: show()\n"
+      "if {first} == 0: show(0)\n"
       "for i in range({first} + 1, {steps} + 1):\n"
       "    if i == {override_at}:\n"
       "        for g in opt.param_groups: g['lr'] = {override_lr}\n"
       "    opt.step()\n"
       "    if metrics: sched.step(metrics[i - 1])\n"
       "    else: sched.step()\n"
-      "    show()\n",
+      "    show(i)\n",
       fmt::arg("lrs", python_list(c.lrs)),
       fmt::arg("optimizer", c.optimizer == "adam" ? "Adam" : "SGD"), fmt::arg("python", c.python),
       fmt::arg("load", load), fmt::arg("metrics", metrics), fmt::arg("first", first),
@@ -621,6 +625,39 @@ INSTANTIATE_TEST_SUITE_P(
                 },
             .steps = 15,
             .resume_at = 6},
+        // ---- ChainedScheduler ----
+        // PyTorch's example: the factors of a warm-up and a decay multiply.
+        SchedulerCase{.label = "ChainedSchedulerConstantAndExponential",
+                      .lrs = {1.0, 0.5},
+                      .python = "S.ChainedScheduler([S.ConstantLR(opt, factor=0.1, total_iters=2), "
+                                "S.ExponentialLR(opt, gamma=0.9)])",
+                      .make =
+                          [](auto& o) {
+                            return std::make_shared<ChainedScheduler>(
+                                std::vector<std::shared_ptr<LRScheduler>>{
+                                    std::make_shared<ConstantLR>(o, 0.1, 2),
+                                    std::make_shared<ExponentialLR>(o, 0.9)});
+                          },
+                      .steps = 8,
+                      .resume_at = 1},
+        // A non-chainable scheduler first sets the rates the next one multiplies; a rate the
+        // user sets is overwritten by it.
+        SchedulerCase{
+            .label = "ChainedSchedulerCyclicThenStep",
+            .lrs = {0.5},
+            .python = "S.ChainedScheduler([S.CyclicLR(opt, base_lr=0.01, max_lr=0.1, "
+                      "step_size_up=2), S.MultiStepLR(opt, milestones=[3, 7], gamma=0.5)])",
+            .make =
+                [](auto& o) {
+                  return std::make_shared<ChainedScheduler>(
+                      std::vector<std::shared_ptr<LRScheduler>>{
+                          std::make_shared<CyclicLR>(o, 0.01, 0.1,
+                                                     CyclicLROptions{.step_size_up = 2}),
+                          std::make_shared<MultiStepLR>(o, std::vector<int64_t>{3, 7}, 0.5)});
+                },
+            .steps = 12,
+            .override_at = 5,
+            .override_lr = 0.3},
         // ---- ReduceLROnPlateau ----
         SchedulerCase{
             .label = "ReduceLROnPlateauMinRel",
@@ -1268,6 +1305,86 @@ TEST(CyclicLRTest, CustomScaleFnMatchesTorch) {
   EXPECT_TRUE(scheduler.state_dict().at("_scale_fn_custom").isNone());
 }
 
+TEST(ChainedSchedulerTest, BadSettingsAreConfigErrors) {
+  using List = std::vector<std::shared_ptr<LRScheduler>>;
+  auto sgd = make_sgd({0.1});
+  auto other = make_sgd({0.1});
+  EXPECT_EQ(config_error_of([&] { ChainedScheduler(List{}); }),
+            "ChainedScheduler: schedulers is empty; give at least one scheduler");
+  auto a = std::make_shared<ExponentialLR>(*sgd, 0.9);
+  EXPECT_EQ(config_error_of([&] {
+              ChainedScheduler(List{a, nullptr});
+            }),
+            "ChainedScheduler: schedulers[1] is null");
+  auto elsewhere = std::make_shared<ExponentialLR>(*other, 0.9);
+  EXPECT_EQ(config_error_of([&] {
+              ChainedScheduler(List{a, elsewhere});
+            }),
+            "ChainedScheduler: schedulers[1] (ExponentialLR) drives another optimizer; chain "
+            "schedulers of one optimizer");
+  auto plateau = std::make_shared<ReduceLROnPlateau>(*sgd);
+  EXPECT_EQ(config_error_of([&] { ChainedScheduler(List{plateau}); }),
+            "ChainedScheduler: schedulers[0] (ReduceLROnPlateau) needs a monitored metric, which "
+            "ChainedScheduler does not pass on (neither does PyTorch's); use it as a scheduler "
+            "of its own");
+}
+
+// OneCycleLR refuses a step past its cycle after ExponentialLR has stepped and CyclicLR has set
+// the momentum: all of it is put back.
+TEST(ChainedSchedulerTest, AFailedStepChangesNothing) {
+  using List = std::vector<std::shared_ptr<LRScheduler>>;
+  auto sgd = make_sgd({0.1});
+  auto exponential = std::make_shared<ExponentialLR>(*sgd, 0.9);
+  auto cyclic = std::make_shared<CyclicLR>(*sgd, 0.01, 0.1, CyclicLROptions{.step_size_up = 3});
+  auto one_cycle =
+      std::make_shared<OneCycleLR>(*sgd, 0.1, 2, OneCycleLROptions{.cycle_momentum = false});
+  ChainedScheduler chain(List{exponential, cyclic, one_cycle});
+  chain.step();
+  chain.step();
+  const auto state = chain.state_dict();
+  const double lr = sgd->param_groups()[0].options().get_lr();
+  const double momentum = momentum_of(sgd->param_groups()[0]);
+  EXPECT_NE(config_error_of([&] { chain.step(); }), "");
+  EXPECT_EQ(chain.last_epoch(), 2);
+  EXPECT_EQ(exponential->last_epoch(), 2);
+  EXPECT_EQ(cyclic->last_epoch(), 2);
+  EXPECT_EQ(sgd->param_groups()[0].options().get_lr(), lr);
+  EXPECT_EQ(momentum_of(sgd->param_groups()[0]), momentum);
+  // Printed with every digit: the same values, and types, as before the failed step.
+  auto printed = [](const c10::impl::GenericDict& dict) {
+    std::ostringstream out;
+    out << c10::IValue(dict);
+    return out.str();
+  };
+  EXPECT_EQ(printed(chain.state_dict()), printed(state));
+}
+
+TEST(ChainedSchedulerTest, StateHoldsTheSchedulersStatesAndChecksThem) {
+  using List = std::vector<std::shared_ptr<LRScheduler>>;
+  auto sgd = make_sgd({0.1});
+  ChainedScheduler chain(
+      List{std::make_shared<ConstantLR>(*sgd, 0.5, 3), std::make_shared<ExponentialLR>(*sgd, 0.9)});
+  chain.step();
+  auto state = chain.state_dict();
+  const auto children = state.at("_schedulers").toList();
+  ASSERT_EQ(children.size(), 2u);
+  EXPECT_EQ(children.get(0).toGenericDict().at("factor").toDouble(), 0.5);
+  EXPECT_EQ(children.get(1).toGenericDict().at("gamma").toDouble(), 0.9);
+
+  ChainedScheduler shorter(List{std::make_shared<ExponentialLR>(*sgd, 0.9)});
+  EXPECT_EQ(checkpoint_error_of(shorter, state),
+            "x.ckpt: the state of scheduler ChainedScheduler holds 2 schedulers, not 1");
+  auto bad_child = children.get(0).toGenericDict().copy();
+  bad_child.insert_or_assign("factor", 0.0);
+  auto bad_children = children.copy();
+  bad_children.set(0, bad_child);
+  state.insert_or_assign("_schedulers", bad_children);
+  EXPECT_EQ(checkpoint_error_of(chain, state),
+            "x.ckpt: the state of scheduler ConstantLR has settings ConstantLR rejects: factor "
+            "must be in (0, 1] (it multiplies the rate until total_iters), got 0");
+  EXPECT_EQ(chain.last_epoch(), 1);
+}
+
 TEST(LRSchedulersTest, NamesAndMetricNeeds) {
   auto sgd = make_sgd({0.1});
   EXPECT_EQ(MultiStepLR(*sgd, {1}).name(), "MultiStepLR");
@@ -1283,6 +1400,8 @@ TEST(LRSchedulersTest, NamesAndMetricNeeds) {
   EXPECT_EQ(LambdaLR(*sgd, [](int64_t) { return 1.0; }).name(), "LambdaLR");
   EXPECT_EQ(MultiplicativeLR(*sgd, [](int64_t) { return 1.0; }).name(), "MultiplicativeLR");
   EXPECT_EQ(CyclicLR(*sgd, 0.01, 0.1).name(), "CyclicLR");
+  EXPECT_EQ(ChainedScheduler({std::make_shared<ExponentialLR>(*sgd, 0.9)}).name(),
+            "ChainedScheduler");
   EXPECT_FALSE(OneCycleLR(*sgd, 0.1, 3).needs_metric());
   EXPECT_TRUE(ReduceLROnPlateau(*sgd).needs_metric());
 }
