@@ -1,6 +1,7 @@
 #pragma once
-// The options torchmetrics' classification wrappers (Accuracy, Precision, Recall, F1Score)
-// share, with its names and defaults. Only task "binary" and "multiclass" exist so far.
+// The options torchmetrics' StatScores family (Accuracy, Precision, Recall, Specificity,
+// F1Score, FBetaScore) shares, with its names and defaults. Only task "binary" and
+// "multiclass" exist so far.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -8,20 +8,22 @@
 namespace fulgur::metrics {
 
 ConfusionMatrix::ConfusionMatrix(ConfusionMatrixOptions options)
-    : Metric("ConfusionMatrix"),
+    : ConfusionMatrix("ConfusionMatrix", std::move(options)) {}
+
+ConfusionMatrix::ConfusionMatrix(std::string name, ConfusionMatrixOptions options)
+    : Metric(std::move(name)),
       options_(std::move(options)),
-      task_(parse_task(name(), options_.task, options_.num_classes)),
+      task_(parse_task(this->name(), options_.task, options_.num_classes)),
       classes_(task_ == Task::Binary ? 2 : *options_.num_classes) {
   const auto& n = options_.normalize;
   if (n != "none" && n != "true" && n != "pred" && n != "all") {
     throw ConfigError(fmt::format(
-        "ConfusionMatrix(normalize=\"{}\") is not valid; choose \"none\", \"true\", \"pred\" or "
-        "\"all\"",
-        n));
+        "{}(normalize=\"{}\") is not valid; choose \"none\", \"true\", \"pred\" or \"all\"",
+        this->name(), n));
   }
   if (options_.threshold < 0 || options_.threshold > 1) {
     throw ConfigError(
-        fmt::format("ConfusionMatrix(threshold={}) must be in [0, 1]", options_.threshold));
+        fmt::format("{}(threshold={}) must be in [0, 1]", this->name(), options_.threshold));
   }
   matrix_ =
       add_state("confmat", at::zeros({classes_, classes_}, at::TensorOptions().dtype(at::kLong)),
@@ -39,8 +41,10 @@ void ConfusionMatrix::update_state(const at::Tensor& preds, const at::Tensor& ta
   state(matrix_).view({-1}).index_add_(0, batch.target * classes_ + predicted, batch.valid);
 }
 
+at::Tensor ConfusionMatrix::counts() { return state(matrix_).to(at::kDouble); }
+
 at::Tensor ConfusionMatrix::compute_value() {
-  const auto m = state(matrix_).to(at::kDouble);
+  const auto m = counts();
   const auto& n = options_.normalize;
   if (n == "true") return safe_divide(m, m.sum(1, /*keepdim=*/true));
   if (n == "pred") return safe_divide(m, m.sum(0, /*keepdim=*/true));

@@ -30,6 +30,10 @@ class ConfusionMatrix : public Metric {
   const ConfusionMatrixOptions& options() const { return options_; }
 
  protected:
+  // For the scores computed from the matrix (MatthewsCorrCoef, CohenKappa): `name` in messages.
+  ConfusionMatrix(std::string name, ConfusionMatrixOptions options);
+  // The [C, C] counts (rows target, columns prediction) as float64, whatever `normalize` says.
+  at::Tensor counts();
   void update_state(const at::Tensor& preds, const at::Tensor& target) override;
   at::Tensor compute_value() override;
 

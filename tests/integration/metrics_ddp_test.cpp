@@ -77,6 +77,10 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"mse", "M.mean_squared_error(t, q)"},
       {"r2", "M.r2_score(t, q)"},
       {"mean", "np.mean(t)"},
+      {"mcc", "M.matthews_corrcoef(y, p)"},
+      {"kappa_quadratic", "M.cohen_kappa_score(y, p, weights='quadratic')"},
+      {"jaccard", "M.jaccard_score(y, p, average='macro', zero_division=0)"},
+      {"pearson", "np.corrcoef(q, t)[0, 1]"},
   };
   std::string script = testing::sklearn_prologue() +
                        fmt::format(

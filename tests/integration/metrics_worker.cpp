@@ -13,10 +13,14 @@
 #include "fulgur/metrics/accuracy.h"
 #include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
+#include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/jaccard_index.h"
+#include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_collection.h"
+#include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/strategies/ddp.h"
@@ -50,6 +54,12 @@ fm::MetricCollection classification() {
                       fm::ConfusionMatrixOptions{.task = "multiclass", .num_classes = 3})},
       {"auroc",
        std::make_shared<fm::AUROC>(fm::AUROCOptions{.task = "multiclass", .num_classes = 3})},
+      {"mcc", std::make_shared<fm::MatthewsCorrCoef>(
+                  fm::MatthewsCorrCoefOptions{.task = "multiclass", .num_classes = 3})},
+      {"kappa_quadratic", std::make_shared<fm::CohenKappa>(fm::CohenKappaOptions{
+                              .task = "multiclass", .num_classes = 3, .weights = "quadratic"})},
+      {"jaccard", std::make_shared<fm::JaccardIndex>(
+                      fm::JaccardIndexOptions{.task = "multiclass", .num_classes = 3})},
   });
 }
 
@@ -71,6 +81,7 @@ int main() {
     fm::MeanSquaredError mse;
     fm::R2Score r2;
     fm::MeanMetric mean;
+    fm::PearsonCorrCoef pearson;
     for (int64_t a = begin; a < end; a += 16) {
       const int64_t b = std::min(a + 16, end);
       metrics.update(data.scores.slice(0, a, b), data.labels.slice(0, a, b));
@@ -78,9 +89,13 @@ int main() {
       mse.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       r2.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       mean.update(data.y.slice(0, a, b));
+      pearson.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
     }
-    std::map<std::string, fm::Metric*> singles{
-        {"binary_auroc", &binary_auroc}, {"mse", &mse}, {"r2", &r2}, {"mean", &mean}};
+    std::map<std::string, fm::Metric*> singles{{"binary_auroc", &binary_auroc},
+                                               {"mse", &mse},
+                                               {"r2", &r2},
+                                               {"mean", &mean},
+                                               {"pearson", &pearson}};
     std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
     for (const auto& [name, value] : metrics.compute()) {
       std::cout << "local_" << name << '=' << flat(value) << '\n';

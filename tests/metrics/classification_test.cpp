@@ -17,6 +17,7 @@
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/recall.h"
+#include "metrics/classification_helpers.h"
 #include "metrics/reference.h"
 
 namespace fulgur::metrics {
@@ -24,20 +25,9 @@ namespace {
 
 using fulgur::testing::Check;
 using fulgur::testing::expect_reference;
+using fulgur::testing::feed;
 using fulgur::testing::py;
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::ThrowsMessage;
-
-// Feeds preds/target in three uneven batches.
-at::Tensor feed(Metric& metric, const at::Tensor& preds, const at::Tensor& target) {
-  const int64_t n = preds.size(0);
-  const std::vector<int64_t> cuts{0, n / 3, n / 3 + n / 5, n};
-  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-    metric.update(preds.slice(0, cuts[i], cuts[i + 1]), target.slice(0, cuts[i], cuts[i + 1]));
-  }
-  return metric.compute();
-}
+using fulgur::testing::Throws;
 
 // Python's reference expression for `kind` with sklearn's `average`.
 std::string sk(const std::string& kind, const std::string& average, const std::string& y,
@@ -205,11 +195,6 @@ TEST(Classification, ExtraDimensionsAreSamples) {
   shaped.update(scores, target);
   flat.update(scores.movedim(1, -1).reshape({-1, 3}), target.reshape({-1}));
   EXPECT_DOUBLE_EQ(shaped.compute().item<double>(), flat.compute().item<double>());
-}
-
-template <typename E>
-auto Throws(const std::string& a, const std::string& b) {
-  return ThrowsMessage<E>(AllOf(HasSubstr(a), HasSubstr(b)));
 }
 
 TEST(Classification, BadInputsAreMetricErrorsNamingTheMetric) {

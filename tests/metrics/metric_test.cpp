@@ -16,10 +16,14 @@
 #include "fulgur/metrics/accuracy.h"
 #include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
+#include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/jaccard_index.h"
+#include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/r2_score.h"
 #include "metrics/thread_world.h"
 
@@ -65,6 +69,24 @@ std::vector<Case> cases() {
              ConfusionMatrixOptions{.task = "multiclass", .num_classes = 3, .normalize = "true"});
        },
        scores, labels},
+      {"MatthewsCorrCoef",
+       [] {
+         return std::make_unique<MatthewsCorrCoef>(
+             MatthewsCorrCoefOptions{.task = "multiclass", .num_classes = 3});
+       },
+       scores, labels},
+      {"CohenKappa linear",
+       [] {
+         return std::make_unique<CohenKappa>(
+             CohenKappaOptions{.task = "multiclass", .num_classes = 3, .weights = "linear"});
+       },
+       scores, labels},
+      {"JaccardIndex",
+       [] {
+         return std::make_unique<JaccardIndex>(
+             JaccardIndexOptions{.task = "multiclass", .num_classes = 3});
+       },
+       scores, labels},
       {"AUROC binary", [] { return std::make_unique<AUROC>(AUROCOptions{.task = "binary"}); },
        scores.select(1, 0).contiguous(), binary},
       {"AUROC multiclass",
@@ -72,6 +94,8 @@ std::vector<Case> cases() {
        scores.softmax(1), labels},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
+      // Shifted far from zero: the merge of per-update moments must stay exact.
+      {"PearsonCorrCoef", [] { return std::make_unique<PearsonCorrCoef>(); }, yhat + 1e6, y},
       {"MeanMetric weighted", [] { return std::make_unique<MeanMetric>(); }, y, yhat.abs()},
       {"MaxMetric", [] { return std::make_unique<MaxMetric>(); }, y, at::Tensor()},
   };

@@ -1,13 +1,18 @@
-// MeanSquaredError (and RMSE), MeanAbsoluteError and R2Score against sklearn on random data
+// MeanSquaredError (and RMSE), MeanAbsoluteError, R2Score, MeanAbsolutePercentageError and
+// PearsonCorrCoef against sklearn/scipy on random data
 // fed in uneven batches, R2's multioutput modes, and the shape checks.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
+
 #include "fulgur/errors.h"
 #include "fulgur/metrics/mean_absolute_error.h"
+#include "fulgur/metrics/mean_absolute_percentage_error.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/r2_score.h"
 #include "metrics/reference.h"
 
@@ -52,6 +57,12 @@ TEST(Regression, MatchesSklearn) {
     checks.push_back(
         {"mae", feed(mae, preds, target), fmt::format("M.mean_absolute_error(y{0}, p{0})", seed)});
     checks.push_back({"r2", feed(r2, preds, target), fmt::format("M.r2_score(y{0}, p{0})", seed)});
+    MeanAbsolutePercentageError mape;
+    checks.push_back({"mape", feed(mape, preds, target),
+                      fmt::format("M.mean_absolute_percentage_error(y{0}, p{0})", seed)});
+    PearsonCorrCoef pearson;
+    checks.push_back(
+        {"pearson", feed(pearson, preds, target), fmt::format("pearsonr(p{0}, y{0})[0]", seed)});
   }
   // Three outputs with different spreads.
   torch::manual_seed(24);
@@ -66,7 +77,29 @@ TEST(Regression, MatchesSklearn) {
   }
   MeanSquaredError mse2d;
   checks.push_back({"mse 2d", feed(mse2d, preds, target), "M.mean_squared_error(Y, P)"});
-  expect_reference(setup, checks);
+  expect_reference("from scipy.stats import pearsonr\n" + setup, checks);
+}
+
+// Data far from zero relative to its spread: one-pass sums of squares would cancel to noise;
+// the merged per-batch moments keep the correlation to 1e-9.
+TEST(Regression, PearsonKeepsItsDigitsFarFromZero) {
+  torch::manual_seed(25);
+  const int64_t n = 300;
+  const auto target = torch::randn({n}, torch::kDouble) + 1e8;
+  const auto preds = target + torch::randn({n}, torch::kDouble) * 0.5;
+  PearsonCorrCoef pearson;
+  expect_reference(fmt::format("from scipy.stats import pearsonr\ny = np.array({})\n"
+                               "p = np.array({})\n",
+                               py(target), py(preds)),
+                   {{"pearson 1e8", feed(pearson, preds, target), "pearsonr(p, y)[0]"}}, 1e-9);
+  // A constant input has no correlation: NaN, as torchmetrics and scipy.
+  PearsonCorrCoef constant;
+  EXPECT_TRUE(std::isnan(constant.forward(torch::ones({4}), torch::rand({4})).item<double>()));
+  // Exact lines give exactly +-1 (clamped against rounding).
+  PearsonCorrCoef line;
+  const auto x = torch::arange(10, torch::kDouble);
+  EXPECT_DOUBLE_EQ(line.forward(3 * x + 1, x).item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(line.forward(-2 * x, x).item<double>(), -1.0);
 }
 
 TEST(Regression, ChecksShapesAndSampleCount) {
@@ -84,6 +117,22 @@ TEST(Regression, ChecksShapesAndSampleCount) {
   EXPECT_THAT([&] { r2.compute(); }, ThrowsMessage<MetricError>(HasSubstr("at least 2 samples")));
   EXPECT_THROW(R2Score({.multioutput = "mean"}), ConfigError);
   EXPECT_THROW(R2Score({.num_outputs = 0}), ConfigError);
+  PearsonCorrCoef pearson;
+  EXPECT_THAT(
+      [&] {
+        pearson.update(torch::rand({3, 2}), torch::rand({3, 2}));
+      },
+      ThrowsMessage<MetricError>(HasSubstr("PearsonCorrCoef: preds and target must be [N]")));
+  pearson.update(torch::tensor({1.0}), torch::tensor({2.0}));
+  pearson.update(torch::zeros({0}), torch::zeros({0}));
+  EXPECT_THAT([&] { pearson.compute(); },
+              ThrowsMessage<MetricError>(HasSubstr("PearsonCorrCoef: needs at least 2 samples")));
+  // A target of 0 counts as 1.17e-6 (torchmetrics' guard), not a division by zero.
+  MeanAbsolutePercentageError mape;
+  EXPECT_NEAR(mape.forward(torch::tensor({1e-6, 2.0}, torch::kDouble),
+                           torch::tensor({0.0, 4.0}, torch::kDouble))
+                  .item<double>(),
+              (1e-6 / 1.17e-6 + 0.5) / 2, 1e-12);
 }
 
 }  // namespace
