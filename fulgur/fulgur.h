@@ -52,6 +52,7 @@
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/fbeta_score.h"
 #include "fulgur/metrics/jaccard_index.h"

@@ -6,18 +6,14 @@
 // (weighted by each output's TSS) or "raw_values" (a [num_outputs] tensor).
 // Fewer than 2 samples raise MetricError (as torchmetrics). A constant target has TSS 0 and
 // gives -inf or NaN, as torchmetrics (sklearn's force_finite turns these into 0 or 1).
-#include <cstdint>
 #include <optional>
-#include <string>
 
 #include "fulgur/metrics/metric.h"
+#include "fulgur/metrics/multioutput.h"
 
 namespace fulgur::metrics {
 
-struct R2ScoreOptions {
-  int64_t num_outputs = 1;
-  std::string multioutput = "uniform_average";
-};
+using R2ScoreOptions = MultioutputOptions;
 
 class R2Score : public Metric {
  public:

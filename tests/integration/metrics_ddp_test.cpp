@@ -81,6 +81,8 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"kappa_quadratic", "M.cohen_kappa_score(y, p, weights='quadratic')"},
       {"jaccard", "M.jaccard_score(y, p, average='macro', zero_division=0)"},
       {"pearson", "np.corrcoef(q, t)[0, 1]"},
+      {"explained_variance", "M.explained_variance_score(t, q)"},
+      {"mape", "M.mean_absolute_percentage_error(t, q)"},
   };
   std::string script = testing::sklearn_prologue() +
                        fmt::format(

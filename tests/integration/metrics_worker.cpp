@@ -15,9 +15,11 @@
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
+#include "fulgur/metrics/mean_absolute_percentage_error.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_collection.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
@@ -82,6 +84,8 @@ int main() {
     fm::R2Score r2;
     fm::MeanMetric mean;
     fm::PearsonCorrCoef pearson;
+    fm::ExplainedVariance explained;
+    fm::MeanAbsolutePercentageError mape;
     for (int64_t a = begin; a < end; a += 16) {
       const int64_t b = std::min(a + 16, end);
       metrics.update(data.scores.slice(0, a, b), data.labels.slice(0, a, b));
@@ -90,12 +94,16 @@ int main() {
       r2.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       mean.update(data.y.slice(0, a, b));
       pearson.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
+      explained.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
+      mape.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
     }
     std::map<std::string, fm::Metric*> singles{{"binary_auroc", &binary_auroc},
                                                {"mse", &mse},
                                                {"r2", &r2},
                                                {"mean", &mean},
-                                               {"pearson", &pearson}};
+                                               {"pearson", &pearson},
+                                               {"explained_variance", &explained},
+                                               {"mape", &mape}};
     std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
     for (const auto& [name, value] : metrics.compute()) {
       std::cout << "local_" << name << '=' << flat(value) << '\n';

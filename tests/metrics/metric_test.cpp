@@ -18,6 +18,7 @@
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
@@ -94,6 +95,7 @@ std::vector<Case> cases() {
        scores.softmax(1), labels},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
+      {"ExplainedVariance", [] { return std::make_unique<ExplainedVariance>(); }, yhat, y},
       // Shifted far from zero: the merge of per-update moments must stay exact.
       {"PearsonCorrCoef", [] { return std::make_unique<PearsonCorrCoef>(); }, yhat + 1e6, y},
       {"MeanMetric weighted", [] { return std::make_unique<MeanMetric>(); }, y, yhat.abs()},

@@ -1,6 +1,6 @@
-// MeanSquaredError (and RMSE), MeanAbsoluteError, R2Score, MeanAbsolutePercentageError and
-// PearsonCorrCoef against sklearn/scipy on random data
-// fed in uneven batches, R2's multioutput modes, and the shape checks.
+// MeanSquaredError (and RMSE), MeanAbsoluteError, R2Score, ExplainedVariance,
+// MeanAbsolutePercentageError and PearsonCorrCoef against sklearn/scipy on random data fed in
+// uneven batches, the multioutput modes, the undefined cases, and the shape checks.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fulgur/errors.h"
+#include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/mean_absolute_error.h"
 #include "fulgur/metrics/mean_absolute_percentage_error.h"
 #include "fulgur/metrics/mean_squared_error.h"
@@ -74,10 +75,35 @@ TEST(Regression, MatchesSklearn) {
     EXPECT_EQ(r2.is_scalar(), mode != "raw_values");
     checks.push_back({"r2 " + mode, feed(r2, preds, target),
                       fmt::format("M.r2_score(Y, P, multioutput='{}')", mode)});
+    ExplainedVariance explained({.num_outputs = 3, .multioutput = mode});
+    EXPECT_EQ(explained.is_scalar(), mode != "raw_values");
+    checks.push_back({"explained variance " + mode, feed(explained, preds, target),
+                      fmt::format("M.explained_variance_score(Y, P, multioutput='{}')", mode)});
   }
   MeanSquaredError mse2d;
   checks.push_back({"mse 2d", feed(mse2d, preds, target), "M.mean_squared_error(Y, P)"});
   expect_reference("from scipy.stats import pearsonr\n" + setup, checks);
+}
+
+TEST(Regression, ExplainedVarianceIgnoresAConstantOffset) {
+  const auto target = torch::tensor({1.0, 3.0, 2.0, 5.0}, torch::kDouble);
+  ExplainedVariance offset, exact, constant_target;
+  // Off by 2 everywhere: R2 would punish it, the explained variance is whole.
+  EXPECT_DOUBLE_EQ(offset.forward(target + 2, target).item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(exact.forward(target, target).item<double>(), 1.0);
+  // A constant target with errors that vary: 0, not -inf (force_finite).
+  EXPECT_DOUBLE_EQ(
+      constant_target.forward(target, torch::full({4}, 2.0, torch::kDouble)).item<double>(), 0.0);
+  EXPECT_THAT([] { ExplainedVariance({.multioutput = "mean"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("ExplainedVariance(multioutput=\"mean\")")));
+  EXPECT_THAT(
+      [] { ExplainedVariance({.num_outputs = 0}); },
+      ThrowsMessage<ConfigError>(HasSubstr("ExplainedVariance(num_outputs=0) must be >= 1")));
+  ExplainedVariance two({.num_outputs = 2});
+  EXPECT_THAT([&] { two.update(torch::rand({3}), torch::rand({3})); },
+              ThrowsMessage<MetricError>(
+                  HasSubstr("ExplainedVariance: preds has shape [3]; with num_outputs=2 expected "
+                            "[N, 2]")));
 }
 
 // Data far from zero relative to its spread: one-pass sums of squares would cancel to noise;
@@ -115,8 +141,10 @@ TEST(Regression, ChecksShapesAndSampleCount) {
       ThrowsMessage<MetricError>(HasSubstr("num_outputs=1")));
   r2.update(torch::tensor({1.0}), torch::tensor({2.0}));
   EXPECT_THAT([&] { r2.compute(); }, ThrowsMessage<MetricError>(HasSubstr("at least 2 samples")));
-  EXPECT_THROW(R2Score({.multioutput = "mean"}), ConfigError);
-  EXPECT_THROW(R2Score({.num_outputs = 0}), ConfigError);
+  EXPECT_THAT([] { R2Score({.multioutput = "mean"}); },
+              ThrowsMessage<ConfigError>(HasSubstr("R2Score(multioutput=\"mean\") is not valid")));
+  EXPECT_THAT([] { R2Score({.num_outputs = 0}); },
+              ThrowsMessage<ConfigError>(HasSubstr("R2Score(num_outputs=0) must be >= 1")));
   PearsonCorrCoef pearson;
   EXPECT_THAT(
       [&] {
