@@ -32,10 +32,12 @@ void PearsonCorrCoef::update_state(const at::Tensor& preds, const at::Tensor& ta
     fail(fmt::format("preds and target must be [N], not [{}]", fmt::join(p.sizes(), ", ")));
   }
   if (p.size(0) == 0) return;
-  const auto dp = p - p.mean(), dt = t - t.mean();
-  append(moments_, at::stack({at::full({}, static_cast<double>(p.size(0)), p.options()), p.mean(),
-                              t.mean(), dp.square().sum(), dt.square().sum(), (dp * dt).sum()})
-                       .unsqueeze(0));
+  const auto mean_p = p.mean(), mean_t = t.mean();
+  const auto dp = p - mean_p, dt = t - mean_t;
+  const auto count = at::full({}, static_cast<double>(p.size(0)), p.options());
+  append(moments_,
+         at::stack({count, mean_p, mean_t, dp.square().sum(), dt.square().sum(), (dp * dt).sum()})
+             .unsqueeze(0));
 }
 
 at::Tensor PearsonCorrCoef::compute_value() {
