@@ -73,6 +73,7 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"f1_weighted", "M.f1_score(y, p, average='weighted', zero_division=0)"},
       {"confmat", "M.confusion_matrix(y, p, labels=range(3))"},
       {"auroc", "M.roc_auc_score(y, softmax(s), multi_class='ovr', average='macro')"},
+      {"average_precision", "M.average_precision_score(np.eye(3)[y], softmax(s), average='macro')"},
       {"binary_auroc", "M.roc_auc_score(b, s[:, 0])"},
       {"mse", "M.mean_squared_error(t, q)"},
       {"r2", "M.r2_score(t, q)"},
@@ -83,9 +84,12 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"pearson", "np.corrcoef(q, t)[0, 1]"},
       {"explained_variance", "M.explained_variance_score(t, q)"},
       {"mape", "M.mean_absolute_percentage_error(t, q)"},
+      {"spearman", "spearmanr(q, t)[0]"},
+      {"cosine_mean", "np.mean(np.diag(M.pairwise.cosine_similarity(s, softmax(s))))"},
   };
   std::string script = testing::sklearn_prologue() +
                        fmt::format(
+                           "from scipy.stats import spearmanr\n"
                            "s = np.array({})\ny = np.array({})\nb = np.array({})\n"
                            "t = np.array({})\nq = np.array({})\np = s.argmax(1)\n"
                            "def softmax(x):\n"

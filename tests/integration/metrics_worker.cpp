@@ -13,8 +13,10 @@
 #include "fulgur/metrics/accuracy.h"
 #include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
+#include "fulgur/metrics/average_precision.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/jaccard_index.h"
@@ -25,6 +27,7 @@
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/r2_score.h"
+#include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/strategies/ddp.h"
 #include "integration/metrics_ddp_data.h"
 
@@ -56,6 +59,8 @@ fm::MetricCollection classification() {
                       fm::ConfusionMatrixOptions{.task = "multiclass", .num_classes = 3})},
       {"auroc",
        std::make_shared<fm::AUROC>(fm::AUROCOptions{.task = "multiclass", .num_classes = 3})},
+      {"average_precision", std::make_shared<fm::AveragePrecision>(fm::AveragePrecisionOptions{
+                                .task = "multiclass", .num_classes = 3})},
       {"mcc", std::make_shared<fm::MatthewsCorrCoef>(
                   fm::MatthewsCorrCoefOptions{.task = "multiclass", .num_classes = 3})},
       {"kappa_quadratic", std::make_shared<fm::CohenKappa>(fm::CohenKappaOptions{
@@ -86,6 +91,8 @@ int main() {
     fm::PearsonCorrCoef pearson;
     fm::ExplainedVariance explained;
     fm::MeanAbsolutePercentageError mape;
+    fm::SpearmanCorrCoef spearman;
+    fm::CosineSimilarity cosine({.reduction = "mean"});
     for (int64_t a = begin; a < end; a += 16) {
       const int64_t b = std::min(a + 16, end);
       metrics.update(data.scores.slice(0, a, b), data.labels.slice(0, a, b));
@@ -96,6 +103,8 @@ int main() {
       pearson.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       explained.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       mape.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
+      spearman.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
+      cosine.update(data.scores.slice(0, a, b), data.scores.slice(0, a, b).softmax(1));
     }
     std::map<std::string, fm::Metric*> singles{{"binary_auroc", &binary_auroc},
                                                {"mse", &mse},
@@ -103,7 +112,9 @@ int main() {
                                                {"mean", &mean},
                                                {"pearson", &pearson},
                                                {"explained_variance", &explained},
-                                               {"mape", &mape}};
+                                               {"mape", &mape},
+                                               {"spearman", &spearman},
+                                               {"cosine_mean", &cosine}};
     std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
     for (const auto& [name, value] : metrics.compute()) {
       std::cout << "local_" << name << '=' << flat(value) << '\n';

@@ -11,81 +11,35 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/metric_error.h"
-#include "metrics/reference.h"
+#include "metrics/curve_reference.h"
 
 namespace fulgur::metrics {
 namespace {
 
 using fulgur::testing::Check;
 using fulgur::testing::expect_reference;
+using fulgur::testing::feed;
 using fulgur::testing::py;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-at::Tensor feed(Metric& metric, const at::Tensor& preds, const at::Tensor& target) {
-  const int64_t n = preds.size(0);
-  metric.update(preds.slice(0, 0, n / 4), target.slice(0, 0, n / 4));
-  metric.update(preds.slice(0, n / 4, n), target.slice(0, n / 4, n));
-  return metric.compute();
+std::unique_ptr<Metric> make_auroc(CurveOptions options) {
+  return std::make_unique<AUROC>(std::move(options));
 }
 
 TEST(AUROC, BinaryWithTiesAndLogitsMatchesSklearn) {
-  std::vector<Check> checks;
-  std::string setup;
-  for (int seed : {11, 12, 13}) {
-    torch::manual_seed(seed);
-    const int64_t n = 301;
-    // Scores rounded to one decimal: many ties, some across classes.
-    const auto tied = (torch::rand({n}, torch::kDouble) * 10).round() / 10;
-    const auto logits = torch::randn({n}, torch::kDouble) * 2;
-    const auto target = torch::randint(0, 2, {n}, torch::kLong);
-    AUROC a({.task = "binary"}), b({.task = "binary"});
-    setup += fmt::format("t{0} = np.array({1})\nl{0} = np.array({2})\ny{0} = np.array({3})\n", seed,
-                         py(tied), py(logits), py(target));
-    checks.push_back({fmt::format("seed {} tied", seed), feed(a, tied, target),
-                      fmt::format("M.roc_auc_score(y{0}, t{0})", seed)});
-    checks.push_back({fmt::format("seed {} logits", seed), feed(b, logits, target),
-                      fmt::format("M.roc_auc_score(y{0}, l{0})", seed)});
-  }
+  fulgur::testing::expect_binary_matches_sklearn(make_auroc, "roc_auc_score", {11, 12, 13});
   // All scores equal: one point, the diagonal, 0.5.
   AUROC flat({.task = "binary"});
-  checks.push_back(
-      {"all tied",
-       feed(flat, torch::full({8}, 0.3, torch::kDouble), torch::tensor({0, 1, 0, 1, 1, 0, 0, 1})),
-       "M.roc_auc_score([0, 1, 0, 1, 1, 0, 0, 1], [0.3] * 8)"});
-  expect_reference(setup, checks);
+  expect_reference(
+      "",
+      {{"all tied",
+        feed(flat, torch::full({8}, 0.3, torch::kDouble), torch::tensor({0, 1, 0, 1, 1, 0, 0, 1})),
+        "M.roc_auc_score([0, 1, 0, 1, 1, 0, 0, 1], [0.3] * 8)"}});
 }
 
 TEST(AUROC, MulticlassOneVsRestMatchesSklearn) {
-  for (int seed : {14, 15}) {
-    torch::manual_seed(seed);
-    const int64_t n = 240, c = 4;
-    const auto logits = torch::randn({n, c}, torch::kDouble);
-    const auto probs = logits.softmax(1);
-    // Rounded probabilities give ties within a class column.
-    const auto tied = (probs * 20).round() / 20;
-    const auto target = torch::randint(0, c, {n}, torch::kLong);
-    std::vector<Check> checks;
-    for (const std::string average : {"macro", "weighted", "none"}) {
-      AUROC from_probs({.task = "multiclass", .num_classes = c, .average = average});
-      AUROC from_logits({.task = "multiclass", .num_classes = c, .average = average});
-      EXPECT_EQ(from_probs.is_scalar(), average != "none");
-      const std::string reference =
-          average == "none"
-              ? "[M.roc_auc_score(y == k, probs[:, k]) for k in range(C)]"
-              : fmt::format("M.roc_auc_score(y, probs, multi_class='ovr', average='{}')", average);
-      checks.push_back({"probs " + average, feed(from_probs, probs, target), reference});
-      // Logits go through a softmax first, as torchmetrics does.
-      checks.push_back({"logits " + average, feed(from_logits, logits, target), reference});
-    }
-    AUROC ties({.task = "multiclass", .num_classes = c});
-    checks.push_back({"tied macro", feed(ties, tied, target),
-                      "np.mean([M.roc_auc_score(y == k, tied[:, k]) for k in range(C)])"});
-    expect_reference(fmt::format("C = {}\nprobs = np.array({})\ntied = np.array({})\n"
-                                 "y = np.array({})\n",
-                                 c, py(probs), py(tied), py(target)),
-                     checks);
-  }
+  fulgur::testing::expect_one_vs_rest_matches_sklearn(make_auroc, "roc_auc_score", {14, 15});
 }
 
 TEST(AUROC, IgnoreIndexAndChecks) {

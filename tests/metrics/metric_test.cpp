@@ -16,8 +16,10 @@
 #include "fulgur/metrics/accuracy.h"
 #include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
+#include "fulgur/metrics/average_precision.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/jaccard_index.h"
@@ -26,6 +28,7 @@
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/r2_score.h"
+#include "fulgur/metrics/spearman_corr_coef.h"
 #include "metrics/thread_world.h"
 
 namespace fulgur::metrics {
@@ -93,11 +96,26 @@ std::vector<Case> cases() {
       {"AUROC multiclass",
        [] { return std::make_unique<AUROC>(AUROCOptions{.task = "multiclass", .num_classes = 3}); },
        scores.softmax(1), labels},
+      {"AveragePrecision binary",
+       [] { return std::make_unique<AveragePrecision>(AveragePrecisionOptions{.task = "binary"}); },
+       scores.select(1, 0).contiguous(), binary},
+      {"AveragePrecision weighted",
+       [] {
+         return std::make_unique<AveragePrecision>(AveragePrecisionOptions{
+             .task = "multiclass", .num_classes = 3, .average = "weighted"});
+       },
+       scores, labels},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
       {"ExplainedVariance", [] { return std::make_unique<ExplainedVariance>(); }, yhat, y},
       // Shifted far from zero: the merge of per-update moments must stay exact.
       {"PearsonCorrCoef", [] { return std::make_unique<PearsonCorrCoef>(); }, yhat + 1e6, y},
+      {"SpearmanCorrCoef", [] { return std::make_unique<SpearmanCorrCoef>(); }, yhat, y},
+      {"CosineSimilarity mean",
+       [] {
+         return std::make_unique<CosineSimilarity>(CosineSimilarityOptions{.reduction = "mean"});
+       },
+       scores, scores.softmax(1)},
       {"MeanMetric weighted", [] { return std::make_unique<MeanMetric>(); }, y, yhat.abs()},
       {"MaxMetric", [] { return std::make_unique<MaxMetric>(); }, y, at::Tensor()},
   };

@@ -1,6 +1,7 @@
 // MeanSquaredError (and RMSE), MeanAbsoluteError, R2Score, ExplainedVariance,
-// MeanAbsolutePercentageError and PearsonCorrCoef against sklearn/scipy on random data fed in
-// uneven batches, the multioutput modes, the undefined cases, and the shape checks.
+// MeanAbsolutePercentageError, PearsonCorrCoef, SpearmanCorrCoef and CosineSimilarity against
+// sklearn/scipy on random data fed in uneven batches, the multioutput modes and reductions, the
+// undefined cases, and the shape checks.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -8,6 +9,7 @@
 #include <cmath>
 
 #include "fulgur/errors.h"
+#include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/mean_absolute_error.h"
 #include "fulgur/metrics/mean_absolute_percentage_error.h"
@@ -15,6 +17,7 @@
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/r2_score.h"
+#include "fulgur/metrics/spearman_corr_coef.h"
 #include "metrics/reference.h"
 
 namespace fulgur::metrics {
@@ -128,6 +131,57 @@ TEST(Regression, PearsonKeepsItsDigitsFarFromZero) {
   EXPECT_DOUBLE_EQ(line.forward(-2 * x, x).item<double>(), -1.0);
 }
 
+TEST(Regression, SpearmanMatchesScipyWithTies) {
+  std::vector<Check> checks;
+  std::string setup = "from scipy.stats import spearmanr\n";
+  for (int seed : {26, 27}) {
+    torch::manual_seed(seed);
+    const int64_t n = 157;
+    const auto target = torch::randn({n}, torch::kDouble);
+    const auto preds = target.exp() + torch::randn({n}, torch::kDouble) * 0.5;
+    // Rounded: ties in both preds and target, which share their mean rank.
+    const auto tied_target = (target * 2).round(), tied_preds = (preds * 2).round();
+    setup += fmt::format(
+        "y{0} = np.array({1})\np{0} = np.array({2})\nty{0} = np.array({3})\n"
+        "tp{0} = np.array({4})\n",
+        seed, py(target), py(preds), py(tied_target), py(tied_preds));
+    SpearmanCorrCoef plain, tied;
+    checks.push_back({fmt::format("seed {}", seed), feed(plain, preds, target),
+                      fmt::format("spearmanr(p{0}, y{0})[0]", seed)});
+    checks.push_back({fmt::format("seed {} tied", seed), feed(tied, tied_preds, tied_target),
+                      fmt::format("spearmanr(tp{0}, ty{0})[0]", seed)});
+  }
+  expect_reference(setup, checks);
+  // Any increasing map of the data keeps the ranks: exactly 1; a constant input gives NaN.
+  SpearmanCorrCoef monotone, constant;
+  const auto x = torch::randn({50}, torch::kDouble);
+  EXPECT_DOUBLE_EQ(monotone.forward(x.exp() * 3 + 7, x).item<double>(), 1.0);
+  EXPECT_TRUE(std::isnan(constant.forward(torch::ones({4}), torch::rand({4})).item<double>()));
+}
+
+TEST(Regression, CosineSimilarityMatchesSklearnForEachReduction) {
+  torch::manual_seed(28);
+  const auto target = torch::randn({90, 5}, torch::kDouble);
+  const auto preds = target + torch::randn({90, 5}, torch::kDouble);
+  std::vector<Check> checks;
+  for (const std::string reduction : {"sum", "mean", "none"}) {
+    CosineSimilarity cosine({.reduction = reduction});
+    EXPECT_EQ(cosine.is_scalar(), reduction != "none");
+    checks.push_back({reduction, feed(cosine, preds, target),
+                      fmt::format("np.{}(rows)", reduction == "none" ? "asarray" : reduction)});
+  }
+  expect_reference(fmt::format("y = np.array({})\np = np.array({})\n"
+                               "rows = np.diag(M.pairwise.cosine_similarity(p, y))\n",
+                               py(target), py(preds)),
+                   checks);
+  CosineSimilarity defaults;
+  EXPECT_EQ(
+      defaults
+          .forward(torch::tensor({{1.0, 0.0}, {0.0, 2.0}}), torch::tensor({{3.0, 0.0}, {1.0, 0.0}}))
+          .item<double>(),
+      1.0);  // torchmetrics' default reduction is the sum: 1 + 0
+}
+
 TEST(Regression, ChecksShapesAndSampleCount) {
   MeanSquaredError mse;
   EXPECT_THAT([&] { mse.update(torch::rand({3}), torch::rand({4})); },
@@ -155,6 +209,22 @@ TEST(Regression, ChecksShapesAndSampleCount) {
   pearson.update(torch::zeros({0}), torch::zeros({0}));
   EXPECT_THAT([&] { pearson.compute(); },
               ThrowsMessage<MetricError>(HasSubstr("PearsonCorrCoef: needs at least 2 samples")));
+  SpearmanCorrCoef spearman;
+  EXPECT_THAT(
+      [&] {
+        spearman.update(torch::rand({3, 2}), torch::rand({3, 2}));
+      },
+      ThrowsMessage<MetricError>(HasSubstr("SpearmanCorrCoef: preds and target must be [N]")));
+  spearman.update(torch::tensor({1.0}), torch::tensor({2.0}));
+  EXPECT_THAT([&] { spearman.compute(); },
+              ThrowsMessage<MetricError>(HasSubstr("SpearmanCorrCoef: needs at least 2 samples")));
+  CosineSimilarity cosine;
+  EXPECT_THAT(
+      [&] { cosine.update(torch::rand({3}), torch::rand({3})); },
+      ThrowsMessage<MetricError>(HasSubstr("CosineSimilarity: preds and target must be [N, D]")));
+  EXPECT_THAT(
+      [] { CosineSimilarity({.reduction = "max"}); },
+      ThrowsMessage<ConfigError>(HasSubstr("CosineSimilarity(reduction=\"max\") is not valid")));
   // A target of 0 counts as 1.17e-6 (torchmetrics' guard), not a division by zero.
   MeanAbsolutePercentageError mape;
   EXPECT_NEAR(mape.forward(torch::tensor({1e-6, 2.0}, torch::kDouble),
