@@ -9,20 +9,14 @@ namespace fulgur::metrics {
 
 AUROC::AUROC(AUROCOptions options) : CurveMetric("AUROC", std::move(options)) {}
 
-double AUROC::binary_score(const at::Tensor& scores, const at::Tensor& positives,
-                           const std::string& what) const {
-  const auto pos = positives.sum().item<double>();
-  const auto neg = static_cast<double>(scores.size(0)) - pos;
-  if (pos == 0 || neg == 0) {
+double AUROC::score(const ThresholdCounts& curve, const std::string& what) const {
+  if (curve.positives == 0 || curve.negatives == 0) {
     warn(fmt::format("AUROC: {} has no {} sample; its ROC curve is undefined and it scores 0", what,
-                     pos == 0 ? "positive" : "negative"));
+                     curve.positives == 0 ? "positive" : "negative"));
     return 0.0;
   }
-  const auto counts = threshold_counts(scores, positives);
-  // The curve starts at (0, 0); the trapezoids between its points give the area.
-  const auto zero = at::zeros({1}, counts.tps.options());
-  const auto tpr = at::cat({zero, counts.tps}) / pos;
-  const auto fpr = at::cat({zero, counts.fps}) / neg;
+  const auto tpr = curve.tps / curve.positives;
+  const auto fpr = curve.fps / curve.negatives;
   const int64_t points = tpr.size(0);
   const auto widths = fpr.slice(0, 1, points) - fpr.slice(0, 0, points - 1);
   const auto heights = (tpr.slice(0, 1, points) + tpr.slice(0, 0, points - 1)) / 2;

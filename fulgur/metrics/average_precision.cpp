@@ -12,20 +12,21 @@ namespace fulgur::metrics {
 AveragePrecision::AveragePrecision(AveragePrecisionOptions options)
     : CurveMetric("AveragePrecision", std::move(options)) {}
 
-double AveragePrecision::binary_score(const at::Tensor& scores, const at::Tensor& positives,
-                                      const std::string& what) const {
-  const auto pos = positives.sum().item<double>();
-  if (pos == 0) {
+double AveragePrecision::score(const ThresholdCounts& curve, const std::string& what) const {
+  if (curve.positives == 0) {
     warn(
         fmt::format("AveragePrecision: {} has no positive sample; its recall is undefined and it "
                     "scores NaN",
                     what));
     return std::nan("");
   }
-  const auto counts = threshold_counts(scores, positives);
-  const auto precision = counts.tps / (counts.tps + counts.fps);
+  const auto predicted = curve.tps + curve.fps;
+  // A point no sample clears (the exact curve's origin, a binned threshold above every score)
+  // has recall 0, so its precision of 1 gains nothing.
+  const auto precision =
+      at::where(predicted.gt(0), curve.tps / predicted, at::ones_like(predicted));
   // Each point's recall gain; the first gains over recall 0.
-  const auto recall = counts.tps / pos;
+  const auto recall = curve.tps / curve.positives;
   const auto gains = at::diff(recall, 1, 0, at::zeros({1}, recall.options()));
   return (gains * precision).sum().item<double>();
 }

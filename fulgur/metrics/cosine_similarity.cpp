@@ -22,7 +22,7 @@ CosineSimilarity::CosineSimilarity(CosineSimilarityOptions options)
     similarity_ = add_state("similarity", at::zeros({0}, doubles), Reduction::Cat);
   } else {
     similarity_ = add_state("similarity", at::zeros({}, doubles), Reduction::Sum);
-    rows_ = add_state("total", at::zeros({}, doubles), Reduction::Sum);
+    total_ = add_state("total", at::zeros({}, doubles), Reduction::Sum);
   }
 }
 
@@ -36,14 +36,14 @@ void CosineSimilarity::update_state(const at::Tensor& preds, const at::Tensor& t
     append(similarity_, rows);
   } else {
     state(similarity_).add_(rows.sum());
-    state(rows_).add_(p.size(0));
+    state(total_).add_(p.size(0));
   }
 }
 
 at::Tensor CosineSimilarity::compute_value() {
   if (options_.reduction == "none") return cat_state(similarity_);
   if (options_.reduction == "sum") return state(similarity_).clone();
-  return state(similarity_) / state(rows_);
+  return state(similarity_) / state(total_);
 }
 
 }  // namespace fulgur::metrics

@@ -27,7 +27,8 @@ class CosineSimilarity : public Metric {
 
  private:
   CosineSimilarityOptions options_;
-  StateId similarity_, rows_;  // none: similarity_ is every row's value; else their sum
+  StateId similarity_, total_;  // none: similarity_ is every row's value; else their sum and
+                                // total_ the row count
 };
 
 }  // namespace fulgur::metrics

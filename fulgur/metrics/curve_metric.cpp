@@ -11,6 +11,55 @@
 #include "fulgur/warnings.h"
 
 namespace fulgur::metrics {
+namespace {
+
+// The thresholds as an increasing float64 tensor; ConfigError naming `metric` when invalid.
+at::Tensor make_thresholds(const std::string& metric, const CurveThresholds& thresholds) {
+  const auto doubles = at::TensorOptions().dtype(at::kDouble);
+  if (const auto* count = std::get_if<int64_t>(&thresholds)) {
+    if (*count < 2) {
+      throw ConfigError(fmt::format(
+          "{}(thresholds={}) is not valid; a count of thresholds must be at least 2 (they are "
+          "spaced evenly over [0, 1])",
+          metric, *count));
+    }
+    return at::linspace(0, 1, *count, doubles);
+  }
+  const auto& values = std::get<std::vector<double>>(thresholds);
+  if (values.empty()) {
+    throw ConfigError(
+        fmt::format("{}(thresholds=[]) is not valid; give at least one threshold", metric));
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!(values[i] >= 0 && values[i] <= 1)) {
+      throw ConfigError(
+          fmt::format("{}: thresholds must lie in [0, 1], got {}", metric, values[i]));
+    }
+    if (i > 0 && values[i] <= values[i - 1]) {
+      throw ConfigError(fmt::format("{}: thresholds must be increasing, got {} after {}", metric,
+                                    values[i], values[i - 1]));
+    }
+  }
+  return at::tensor(values, doubles);
+}
+
+// The exact curve of one class: the origin, then a point at the last sample of each group of
+// tied scores down the ranking.
+ThresholdCounts exact_curve(const at::Tensor& scores, const at::Tensor& positives) {
+  const int64_t n = scores.size(0);
+  const auto order = scores.argsort(/*dim=*/0, /*descending=*/true);
+  const auto sorted = scores.index_select(0, order);
+  const auto hits = positives.index_select(0, order).to(at::kDouble);
+  const auto last = at::cat({sorted.slice(0, 0, n - 1).ne(sorted.slice(0, 1, n)),
+                             at::ones({1}, sorted.options().dtype(at::kBool))});
+  const auto origin = at::zeros({1}, hits.options());
+  const auto tps = at::cat({origin, hits.cumsum(0).masked_select(last)});
+  const auto fps = at::cat({origin, (1 - hits).cumsum(0).masked_select(last)});
+  const double total_positives = tps[-1].item<double>();
+  return {tps, fps, total_positives, static_cast<double>(n) - total_positives};
+}
+
+}  // namespace
 
 CurveMetric::CurveMetric(std::string name, CurveOptions options)
     : Metric(std::move(name)),
@@ -23,10 +72,17 @@ CurveMetric::CurveMetric(std::string name, CurveOptions options)
                     this->name(), a));
   }
   const auto doubles = at::TensorOptions().dtype(at::kDouble);
-  preds_ = add_state("preds",
-                     task_ == Task::Binary ? at::zeros({0}, doubles)
-                                           : at::zeros({0, *options_.num_classes}, doubles),
-                     Reduction::Cat);
+  const int64_t classes = task_ == Task::Binary ? 1 : *options_.num_classes;
+  if (binned()) {
+    thresholds_ = make_thresholds(this->name(), *options_.thresholds);
+    const auto counts = at::zeros({classes, thresholds_.size(0) + 1}, doubles);
+    positives_ = add_state("positives", counts, Reduction::Sum);
+    negatives_ = add_state("negatives", counts, Reduction::Sum);
+    return;
+  }
+  preds_ = add_state(
+      "preds", task_ == Task::Binary ? at::zeros({0}, doubles) : at::zeros({0, classes}, doubles),
+      Reduction::Cat);
   // Raw targets, ignore_index included: dropping ignored samples needs their count (a host
   // read), so compute() does it once.
   target_ =
@@ -39,30 +95,49 @@ void CurveMetric::update_state(const at::Tensor& preds, const at::Tensor& target
     fail(fmt::format("preds must be scores (probabilities or logits), got {} values",
                      c10::toString(preds.scalar_type())));
   }
+  at::Tensor probabilities;
+  LabelBatch batch;
   if (task_ == Task::Binary) {
-    // For its shape and value checks; the labels it makes are not needed.
-    format_binary(name(), preds, target, 0.5, o.ignore_index, o.validate_args);
-    append(preds_, binary_probabilities(preds.reshape({-1})));
+    // For its shape and value checks and its mask of ignored samples; its labels are unused.
+    batch = format_binary(name(), preds, target, 0.5, o.ignore_index, o.validate_args);
+    probabilities = binary_probabilities(preds.reshape({-1}));
   } else {
-    const auto batch =
+    batch =
         format_multiclass(name(), preds, target, *o.num_classes, o.ignore_index, o.validate_args);
-    append(preds_, multiclass_probabilities(batch.preds));
+    probabilities = multiclass_probabilities(batch.preds);
   }
+  if (binned()) {
+    count_at_thresholds(probabilities, batch.target, batch.valid);
+    return;
+  }
+  append(preds_, probabilities);
   append(target_, target.reshape({-1}));
 }
 
-ThresholdCounts CurveMetric::threshold_counts(const at::Tensor& scores,
-                                              const at::Tensor& positives) {
-  const int64_t n = scores.size(0);
-  const auto order = scores.argsort(/*dim=*/0, /*descending=*/true);
-  const auto sorted = scores.index_select(0, order);
-  const auto hits = positives.index_select(0, order).to(at::kDouble);
-  const auto last = at::cat({sorted.slice(0, 0, n - 1).ne(sorted.slice(0, 1, n)),
-                             at::ones({1}, sorted.options().dtype(at::kBool))});
-  return {hits.cumsum(0).masked_select(last), (1 - hits).cumsum(0).masked_select(last)};
+void CurveMetric::count_at_thresholds(const at::Tensor& probabilities, const at::Tensor& target,
+                                      const at::Tensor& valid) {
+  if (thresholds_.device() != probabilities.device()) {
+    thresholds_ = thresholds_.to(probabilities.device());
+  }
+  auto scores = probabilities.to(at::kDouble);
+  if (scores.dim() == 1) scores = scores.unsqueeze(1);
+  const int64_t classes = scores.size(1), bins = thresholds_.size(0) + 1;
+  // How many thresholds each score clears (those <= it): its bin in its class' row.
+  const auto cleared = at::bucketize(scores, thresholds_, /*out_int32=*/false, /*right=*/true);
+  const auto bin = (cleared + at::arange(classes, cleared.options()) * bins).reshape({-1});
+  const auto positive = task_ == Task::Binary
+                            ? target.eq(1).unsqueeze(1)
+                            : target.unsqueeze(1).eq(at::arange(classes, target.options()));
+  const auto counted = valid.to(at::kBool).unsqueeze(1);
+  state(positives_)
+      .view({-1})
+      .index_add_(0, bin, (positive & counted).to(at::kDouble).reshape({-1}));
+  state(negatives_)
+      .view({-1})
+      .index_add_(0, bin, (~positive & counted).to(at::kDouble).reshape({-1}));
 }
 
-at::Tensor CurveMetric::compute_value() {
+std::vector<ThresholdCounts> CurveMetric::exact_curves() const {
   auto scores = cat_state(preds_);
   auto target = cat_state(target_);
   if (options_.ignore_index) {
@@ -73,19 +148,41 @@ at::Tensor CurveMetric::compute_value() {
   if (target.size(0) == 0) {
     fail("every sample seen so far was ignored (ignore_index); there is nothing to score");
   }
-  const auto out = at::TensorOptions().dtype(at::kDouble).device(device());
-  if (task_ == Task::Binary) {
-    return at::scalar_tensor(binary_score(scores, target.to(at::kDouble), "the binary target"),
-                             out);
+  if (task_ == Task::Binary) return {exact_curve(scores, target)};
+  std::vector<ThresholdCounts> curves;
+  for (int64_t c = 0; c < *options_.num_classes; ++c) {
+    curves.push_back(exact_curve(scores.select(1, c).contiguous(), target.eq(c)));
   }
+  return curves;
+}
+
+std::vector<ThresholdCounts> CurveMetric::binned_curves() {
+  // Summed from the highest bin down, column k counts the samples clearing the k-th highest
+  // threshold; the last column counts every sample.
+  const auto tps = state(positives_).flip(1).cumsum(1);
+  const auto fps = state(negatives_).flip(1).cumsum(1);
+  const int64_t points = thresholds_.size(0);
+  const auto totals = at::stack({tps.select(1, points), fps.select(1, points)}, 1).to(at::kCPU);
+  if (totals.sum().item<double>() == 0) {
+    fail("every sample seen so far was ignored (ignore_index); there is nothing to score");
+  }
+  std::vector<ThresholdCounts> curves;
+  for (int64_t c = 0; c < tps.size(0); ++c) {
+    curves.push_back({tps[c].slice(0, 0, points), fps[c].slice(0, 0, points),
+                      totals[c][0].item<double>(), totals[c][1].item<double>()});
+  }
+  return curves;
+}
+
+at::Tensor CurveMetric::compute_value() {
+  const auto curves = binned() ? binned_curves() : exact_curves();
+  const auto out = at::TensorOptions().dtype(at::kDouble).device(device());
+  if (task_ == Task::Binary) return at::scalar_tensor(score(curves[0], "the binary target"), out);
   const int64_t classes = *options_.num_classes;
-  std::vector<double> per_class, support;
+  std::vector<double> per_class;
   std::vector<int64_t> undefined;
   for (int64_t c = 0; c < classes; ++c) {
-    const auto positives = target.eq(c).to(at::kDouble);
-    per_class.push_back(
-        binary_score(scores.select(1, c).contiguous(), positives, fmt::format("class {}", c)));
-    support.push_back(positives.sum().item<double>());
+    per_class.push_back(score(curves[c], fmt::format("class {}", c)));
     if (std::isnan(per_class.back())) undefined.push_back(c);
   }
   if (options_.average == "none") return at::tensor(per_class, out);
@@ -96,7 +193,7 @@ at::Tensor CurveMetric::compute_value() {
   double total = 0, weights = 0;
   for (int64_t c = 0; c < classes; ++c) {
     if (std::isnan(per_class[c])) continue;
-    const double weight = options_.average == "weighted" ? support[c] : 1.0;
+    const double weight = options_.average == "weighted" ? curves[c].positives : 1.0;
     total += weight * per_class[c];
     weights += weight;
   }

@@ -1,8 +1,16 @@
 #pragma once
-// What the scores on a ranking of every sample share (AUROC, AveragePrecision; torchmetrics'
-// metrics with thresholds=None): each update appends its scores and targets to cat states, so
-// memory grows with the samples and sync() gathers them from every rank; compute() scores each
-// class on its exact curve, one point per distinct score (tied scores move together).
+// What the scores on a ranking of samples share (AUROC, AveragePrecision; torchmetrics'
+// metrics with their `thresholds` argument). Each class is scored on a curve of cumulative
+// counts, built one of two ways:
+//   exact   (thresholds unset, torchmetrics' None): each update appends its scores and targets
+//           to cat states, so memory grows with the samples and sync() gathers them from every
+//           rank; the curve has one point per distinct score (tied scores move together),
+//           after the origin.
+//   binned  (thresholds a count or values): each update adds, per class, how many positives
+//           and negatives clear each threshold (a score >= the threshold) to sum states of
+//           [classes, thresholds + 1] counts: constant memory, and sync() sums them. The curve
+//           has one point per threshold and no other (torchmetrics' binned curves).
+// Inputs:
 //   binary      preds [N] probabilities or logits (a sigmoid when outside [0, 1]; the
 //               ranking does not change), target [N] 0/1.
 //   multiclass  one-vs-rest: preds [N, C] probabilities or logits (a softmax over C when
@@ -12,25 +20,33 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "fulgur/metrics/classification_inputs.h"
 #include "fulgur/metrics/metric.h"
 
 namespace fulgur::metrics {
 
+// torchmetrics' thresholds: a count n (n >= 2 thresholds evenly spaced over [0, 1]) or the
+// thresholds themselves (increasing, in [0, 1]).
+using CurveThresholds = std::variant<int64_t, std::vector<double>>;
+
 // AUROCOptions and AveragePrecisionOptions.
 struct CurveOptions {
-  std::string task;                     // required: "binary" or "multiclass"
-  std::optional<int64_t> num_classes;   // required for multiclass
-  std::string average = "macro";        // multiclass: "macro", "weighted" or "none"
-  std::optional<int64_t> ignore_index;  // samples whose target is this value are left out
-  bool validate_args = true;            // value checks (one host read per update)
+  std::string task;                           // required: "binary" or "multiclass"
+  std::optional<int64_t> num_classes;         // required for multiclass
+  std::string average = "macro";              // multiclass: "macro", "weighted" or "none"
+  std::optional<CurveThresholds> thresholds;  // unset: the exact curve; set: the binned curve
+  std::optional<int64_t> ignore_index;        // samples whose target is this value are left out
+  bool validate_args = true;                  // value checks (one host read per update)
 };
 
-// Cumulative counts down the ranking, read at the last sample of each group of tied scores:
-// tps[k] (fps[k]) = the positives (negatives) scoring at least the k-th highest distinct score.
+// One class' curve, its points from the highest threshold down: tps[k] (fps[k]) = the
+// positives (negatives) whose score clears the k-th highest threshold.
 struct ThresholdCounts {
-  at::Tensor tps, fps;  // float64 [distinct scores]
+  at::Tensor tps, fps;          // float64 [points]
+  double positives, negatives;  // the class' samples
 };
 
 class CurveMetric : public Metric {
@@ -40,21 +56,30 @@ class CurveMetric : public Metric {
   const CurveOptions& options() const { return options_; }
 
  protected:
-  // Raises ConfigError naming `name` for a bad task, num_classes or average.
+  // Raises ConfigError naming `name` for a bad task, num_classes, average or thresholds.
   CurveMetric(std::string name, CurveOptions options);
   void update_state(const at::Tensor& preds, const at::Tensor& target) override;
   at::Tensor compute_value() override;
 
-  // The score of one class: `scores` [N] float64, `positives` [N] 0/1 (float64); `what` names
-  // the class in warnings.
-  virtual double binary_score(const at::Tensor& scores, const at::Tensor& positives,
-                              const std::string& what) const = 0;
-  static ThresholdCounts threshold_counts(const at::Tensor& scores, const at::Tensor& positives);
+  // The score of one class' curve; `what` names the class in warnings.
+  virtual double score(const ThresholdCounts& curve, const std::string& what) const = 0;
 
  private:
+  bool binned() const { return options_.thresholds.has_value(); }
+  // The curves of the binary target, or of each class, from the states.
+  std::vector<ThresholdCounts> exact_curves() const;
+  std::vector<ThresholdCounts> binned_curves();
+  // Adds the batch's counts per threshold: `probabilities` [N] or [N, C], `target` [N] with
+  // ignored samples 0 in `valid`.
+  void count_at_thresholds(const at::Tensor& probabilities, const at::Tensor& target,
+                           const at::Tensor& valid);
+
   CurveOptions options_;
   Task task_;
-  StateId preds_, target_;
+  at::Tensor thresholds_;              // binned: float64, increasing, on the states' device
+  StateId preds_{}, target_{};         // exact: cat states
+  StateId positives_{}, negatives_{};  // binned: [classes, thresholds + 1] sums; column j
+                                       // counts the samples clearing exactly j thresholds
 };
 
 }  // namespace fulgur::metrics

@@ -10,11 +10,15 @@
 
 namespace fulgur::metrics {
 
-void check_multioutput(const std::string& metric, int64_t num_outputs,
-                       const std::string& multioutput) {
+void check_num_outputs(const std::string& metric, int64_t num_outputs) {
   if (num_outputs < 1) {
     throw ConfigError(fmt::format("{}(num_outputs={}) must be >= 1", metric, num_outputs));
   }
+}
+
+void check_multioutput(const std::string& metric, int64_t num_outputs,
+                       const std::string& multioutput) {
+  check_num_outputs(metric, num_outputs);
   const auto& m = multioutput;
   if (m != "uniform_average" && m != "variance_weighted" && m != "raw_values") {
     throw ConfigError(

@@ -17,6 +17,9 @@ struct MultioutputOptions {
   std::string multioutput = "uniform_average";
 };
 
+// ConfigError naming `metric` for num_outputs < 1.
+void check_num_outputs(const std::string& metric, int64_t num_outputs);
+
 // ConfigError naming `metric` for num_outputs < 1 or an unknown multioutput.
 void check_multioutput(const std::string& metric, int64_t num_outputs,
                        const std::string& multioutput);

@@ -1,19 +1,27 @@
 #pragma once
-// PearsonCorrCoef (torchmetrics'): the linear correlation of preds and target ([N] each), in
-// [-1, 1]. Each update keeps its batch's count, means, squared deviations and co-deviation
-// (a cat state, six numbers per update, gathered across processes); compute() merges them
-// exactly (Chan's pairwise update), so the value does not lose digits when the data sit far
-// from zero, as one-pass sums of x^2 would. Fewer than 2 samples raise MetricError; a
-// constant preds or target gives NaN, as torchmetrics and scipy.
+// PearsonCorrCoef (torchmetrics'): the linear correlation of preds and target, in [-1, 1]:
+// [N] each for one output, or [N, num_outputs] for a [num_outputs] tensor of per-column
+// correlations. Each update keeps its batch's count, means, squared deviations and
+// co-deviation per output (a cat state, six numbers per output and update, gathered across
+// processes); compute() merges them exactly (Chan's pairwise update), so the value does not
+// lose digits when the data sit far from zero, as one-pass sums of x^2 would. Fewer than 2
+// samples raise MetricError; a constant preds or target gives NaN, as torchmetrics and scipy.
+#include <cstdint>
 #include <optional>
 
 #include "fulgur/metrics/metric.h"
 
 namespace fulgur::metrics {
 
+struct PearsonCorrCoefOptions {
+  int64_t num_outputs = 1;
+};
+
 class PearsonCorrCoef : public Metric {
  public:
-  PearsonCorrCoef();
+  // Raises ConfigError for num_outputs < 1.
+  explicit PearsonCorrCoef(PearsonCorrCoefOptions options = {});
+  bool is_scalar() const override { return options_.num_outputs == 1; }
   std::optional<bool> higher_is_better() const override { return true; }
 
  protected:
@@ -21,6 +29,7 @@ class PearsonCorrCoef : public Metric {
   at::Tensor compute_value() override;
 
  private:
+  PearsonCorrCoefOptions options_;
   StateId moments_;
 };
 

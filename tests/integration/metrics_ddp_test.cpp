@@ -74,6 +74,9 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"confmat", "M.confusion_matrix(y, p, labels=range(3))"},
       {"auroc", "M.roc_auc_score(y, softmax(s), multi_class='ovr', average='macro')"},
       {"average_precision", "M.average_precision_score(np.eye(3)[y], softmax(s), average='macro')"},
+      {"auroc_binned", "M.roc_auc_score(np.eye(3)[y], fl(softmax(s)), average='macro')"},
+      {"average_precision_binned",
+       "M.average_precision_score(np.eye(3)[y], fl(softmax(s)), average='weighted')"},
       {"binary_auroc", "M.roc_auc_score(b, s[:, 0])"},
       {"mse", "M.mean_squared_error(t, q)"},
       {"r2", "M.r2_score(t, q)"},
@@ -94,7 +97,11 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
                            "t = np.array({})\nq = np.array({})\np = s.argmax(1)\n"
                            "def softmax(x):\n"
                            "    e = np.exp(x - x.max(1, keepdims=True))\n"
-                           "    return e / e.sum(1, keepdims=True)\n",
+                           "    return e / e.sum(1, keepdims=True)\n"
+                           // Scores rounded down to the binned metrics' 50 thresholds.
+                           "def fl(p):\n"
+                           "    thr = np.linspace(0, 1, 50)\n"
+                           "    return thr[np.searchsorted(thr, p, side='right') - 1]\n",
                            testing::py(d.scores), testing::py(d.labels), testing::py(d.binary),
                            testing::py(d.y), testing::py(d.yhat));
   for (const auto& [name, expression] : references) script += "out(" + expression + ")\n";

@@ -61,6 +61,11 @@ fm::MetricCollection classification() {
        std::make_shared<fm::AUROC>(fm::AUROCOptions{.task = "multiclass", .num_classes = 3})},
       {"average_precision", std::make_shared<fm::AveragePrecision>(fm::AveragePrecisionOptions{
                                 .task = "multiclass", .num_classes = 3})},
+      {"auroc_binned", std::make_shared<fm::AUROC>(fm::AUROCOptions{
+                           .task = "multiclass", .num_classes = 3, .thresholds = 50})},
+      {"average_precision_binned",
+       std::make_shared<fm::AveragePrecision>(fm::AveragePrecisionOptions{
+           .task = "multiclass", .num_classes = 3, .average = "weighted", .thresholds = 50})},
       {"mcc", std::make_shared<fm::MatthewsCorrCoef>(
                   fm::MatthewsCorrCoefOptions{.task = "multiclass", .num_classes = 3})},
       {"kappa_quadratic", std::make_shared<fm::CohenKappa>(fm::CohenKappaOptions{

@@ -96,6 +96,12 @@ std::vector<Case> cases() {
       {"AUROC multiclass",
        [] { return std::make_unique<AUROC>(AUROCOptions{.task = "multiclass", .num_classes = 3}); },
        scores.softmax(1), labels},
+      {"AUROC binned weighted",
+       [] {
+         return std::make_unique<AUROC>(AUROCOptions{
+             .task = "multiclass", .num_classes = 3, .average = "weighted", .thresholds = 20});
+       },
+       scores, labels},
       {"AveragePrecision binary",
        [] { return std::make_unique<AveragePrecision>(AveragePrecisionOptions{.task = "binary"}); },
        scores.select(1, 0).contiguous(), binary},
@@ -111,6 +117,12 @@ std::vector<Case> cases() {
       // Shifted far from zero: the merge of per-update moments must stay exact.
       {"PearsonCorrCoef", [] { return std::make_unique<PearsonCorrCoef>(); }, yhat + 1e6, y},
       {"SpearmanCorrCoef", [] { return std::make_unique<SpearmanCorrCoef>(); }, yhat, y},
+      {"PearsonCorrCoef 3 outputs",
+       [] { return std::make_unique<PearsonCorrCoef>(PearsonCorrCoefOptions{.num_outputs = 3}); },
+       scores, scores.softmax(1)},
+      {"SpearmanCorrCoef 3 outputs",
+       [] { return std::make_unique<SpearmanCorrCoef>(SpearmanCorrCoefOptions{.num_outputs = 3}); },
+       scores, scores.softmax(1)},
       {"CosineSimilarity mean",
        [] {
          return std::make_unique<CosineSimilarity>(CosineSimilarityOptions{.reduction = "mean"});

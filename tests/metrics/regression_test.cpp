@@ -159,6 +159,33 @@ TEST(Regression, SpearmanMatchesScipyWithTies) {
   EXPECT_TRUE(std::isnan(constant.forward(torch::ones({4}), torch::rand({4})).item<double>()));
 }
 
+// num_outputs columns scored each on its own, as scipy column by column; the columns differ
+// (one tied, one far from zero, one anti-correlated) so a mixed-up column shows.
+TEST(Regression, CorrelationsPerOutputMatchScipy) {
+  torch::manual_seed(29);
+  const int64_t n = 143;
+  const auto target = torch::randn({n, 3}, torch::kDouble);
+  auto preds = target + torch::randn({n, 3}, torch::kDouble) * 0.7;
+  preds.select(1, 0).mul_(2).round_();
+  preds.select(1, 1).add_(1e6);
+  preds.select(1, 2).neg_();
+  PearsonCorrCoef pearson({.num_outputs = 3});
+  SpearmanCorrCoef spearman({.num_outputs = 3});
+  EXPECT_FALSE(pearson.is_scalar());
+  EXPECT_FALSE(spearman.is_scalar());
+  const auto p = feed(pearson, preds, target), s = feed(spearman, preds, target);
+  ASSERT_EQ(p.sizes(), (at::IntArrayRef{3}));
+  ASSERT_EQ(s.sizes(), (at::IntArrayRef{3}));
+  expect_reference(fmt::format("from scipy.stats import pearsonr, spearmanr\n"
+                               "y = np.array({})\np = np.array({})\n",
+                               py(target), py(preds)),
+                   {{"pearson", p, "[pearsonr(p[:, i], y[:, i])[0] for i in range(3)]"},
+                    {"spearman", s, "[spearmanr(p[:, i], y[:, i])[0] for i in range(3)]"}});
+  // [N, 1] is one output too, scored as a 0-dim value.
+  PearsonCorrCoef one;
+  EXPECT_EQ(one.forward(preds.slice(1, 0, 1), target.slice(1, 0, 1)).dim(), 0);
+}
+
 TEST(Regression, CosineSimilarityMatchesSklearnForEachReduction) {
   torch::manual_seed(28);
   const auto target = torch::randn({90, 5}, torch::kDouble);
@@ -204,7 +231,8 @@ TEST(Regression, ChecksShapesAndSampleCount) {
       [&] {
         pearson.update(torch::rand({3, 2}), torch::rand({3, 2}));
       },
-      ThrowsMessage<MetricError>(HasSubstr("PearsonCorrCoef: preds and target must be [N]")));
+      ThrowsMessage<MetricError>(
+          HasSubstr("PearsonCorrCoef: preds has shape [3, 2]; with num_outputs=1 expected [N]")));
   pearson.update(torch::tensor({1.0}), torch::tensor({2.0}));
   pearson.update(torch::zeros({0}), torch::zeros({0}));
   EXPECT_THAT([&] { pearson.compute(); },
@@ -214,7 +242,16 @@ TEST(Regression, ChecksShapesAndSampleCount) {
       [&] {
         spearman.update(torch::rand({3, 2}), torch::rand({3, 2}));
       },
-      ThrowsMessage<MetricError>(HasSubstr("SpearmanCorrCoef: preds and target must be [N]")));
+      ThrowsMessage<MetricError>(
+          HasSubstr("SpearmanCorrCoef: preds has shape [3, 2]; with num_outputs=1 expected [N]")));
+  SpearmanCorrCoef two({.num_outputs = 2});
+  EXPECT_THAT(
+      [&] {
+        two.update(torch::rand({3, 3}), torch::rand({3, 3}));
+      },
+      ThrowsMessage<MetricError>(HasSubstr("with num_outputs=2 expected [N, 2]")));
+  EXPECT_THAT([] { PearsonCorrCoef({.num_outputs = 0}); },
+              ThrowsMessage<ConfigError>(HasSubstr("PearsonCorrCoef(num_outputs=0) must be >= 1")));
   spearman.update(torch::tensor({1.0}), torch::tensor({2.0}));
   EXPECT_THAT([&] { spearman.compute(); },
               ThrowsMessage<MetricError>(HasSubstr("SpearmanCorrCoef: needs at least 2 samples")));
