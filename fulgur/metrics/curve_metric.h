@@ -32,7 +32,7 @@ namespace fulgur::metrics {
 // thresholds themselves (increasing, in [0, 1]).
 using CurveThresholds = std::variant<int64_t, std::vector<double>>;
 
-// AUROCOptions and AveragePrecisionOptions.
+// AveragePrecisionOptions, and AUROCOptions' curve().
 struct CurveOptions {
   std::string task;                           // required: "binary" or "multiclass"
   std::optional<int64_t> num_classes;         // required for multiclass

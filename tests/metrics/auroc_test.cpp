@@ -20,11 +20,16 @@ using fulgur::testing::Check;
 using fulgur::testing::expect_reference;
 using fulgur::testing::feed;
 using fulgur::testing::py;
+using fulgur::testing::Throws;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-std::unique_ptr<Metric> make_auroc(CurveOptions options) {
-  return std::make_unique<AUROC>(std::move(options));
+std::unique_ptr<Metric> make_auroc(CurveOptions o) {
+  return std::make_unique<AUROC>(AUROCOptions{.task = o.task,
+                                              .num_classes = o.num_classes,
+                                              .average = o.average,
+                                              .thresholds = o.thresholds,
+                                              .ignore_index = o.ignore_index});
 }
 
 TEST(AUROC, BinaryWithTiesAndLogitsMatchesSklearn) {
@@ -40,6 +45,40 @@ TEST(AUROC, BinaryWithTiesAndLogitsMatchesSklearn) {
 
 TEST(AUROC, MulticlassOneVsRestMatchesSklearn) {
   fulgur::testing::expect_one_vs_rest_matches_sklearn(make_auroc, "roc_auc_score", {14, 15});
+}
+
+TEST(AUROC, MaxFprIsSklearnsStandardizedPartialArea) {
+  torch::manual_seed(17);
+  const auto scores = torch::rand({300}, torch::kDouble);
+  const auto tied = (scores * 10).round() / 10;
+  const auto target = torch::randint(0, 2, {300}, torch::kLong);
+  std::vector<Check> checks;
+  for (const double max_fpr : {0.05, 0.37, 0.5, 1.0}) {
+    AUROC plain({.task = "binary", .max_fpr = max_fpr}),
+        ties({.task = "binary", .max_fpr = max_fpr});
+    checks.push_back({fmt::format("max_fpr={}", max_fpr), feed(plain, scores, target),
+                      fmt::format("M.roc_auc_score(y, s, max_fpr={})", max_fpr)});
+    // Tied scores: the cut falls inside a diagonal segment of the curve.
+    checks.push_back({fmt::format("tied max_fpr={}", max_fpr), feed(ties, tied, target),
+                      fmt::format("M.roc_auc_score(y, t, max_fpr={})", max_fpr)});
+  }
+  expect_reference(fmt::format("s = np.array({})\nt = np.array({})\ny = np.array({})\n", py(scores),
+                               py(tied), py(target)),
+                   checks);
+  // A perfect ranking scores 1. A reversed one has no area below max_fpr = c, which the
+  // rescaling maps to 0.5 (1 - c / (2 - c)), not 0: it is a standardized area, not a rank.
+  AUROC perfect({.task = "binary", .max_fpr = 0.2}), reversed({.task = "binary", .max_fpr = 0.2});
+  const auto ranked = torch::tensor({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, torch::kDouble);
+  const auto labels = torch::tensor({0, 0, 0, 1, 1, 1});
+  EXPECT_DOUBLE_EQ(perfect.forward(ranked, labels).item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(reversed.forward(ranked, 1 - labels).item<double>(), 0.5 * (1 - 0.2 / 1.8));
+
+  EXPECT_THAT([] { AUROC({.task = "binary", .max_fpr = 0.0}); },
+              Throws<ConfigError>("AUROC(max_fpr=0)", "(0, 1]"));
+  EXPECT_THAT([] { AUROC({.task = "binary", .max_fpr = 1.5}); },
+              Throws<ConfigError>("AUROC(max_fpr=1.5)", "(0, 1]"));
+  EXPECT_THAT([] { AUROC({.task = "multiclass", .num_classes = 3, .max_fpr = 0.5}); },
+              Throws<ConfigError>("AUROC(max_fpr=0.5)", "only for task=\"binary\""));
 }
 
 TEST(AUROC, IgnoreIndexAndChecks) {

@@ -93,6 +93,11 @@ TEST(BinnedCurves, BinaryEqualsSklearnOnScoresRoundedDownToTheThresholds) {
         checks.push_back({"AP " + what(std::string(1, data)), feed(ap, preds, target),
                           ref("average_precision_score", data)});
       }
+      // The partial area cuts the binned curve as it cuts the exact one.
+      AUROC partial({.task = "binary", .thresholds = count, .max_fpr = 0.3});
+      checks.push_back(
+          {"AUROC max_fpr " + what("s"), feed(partial, scores, target),
+           fmt::format("M.roc_auc_score(y{0}, fl(s{0}, thr{1}), max_fpr=0.3)", seed, count)});
     }
     // Thresholds of one's own, from 0: the same rounding down.
     const std::vector<double> own{0.0, 0.1, 0.35, 0.5, 0.9};
@@ -115,10 +120,9 @@ TEST(BinnedCurves, MulticlassOneVsRestEqualsSklearnOnRoundedScores) {
   const auto target = torch::randint(0, c, {n}, torch::kLong);
   std::vector<Check> checks;
   for (const std::string average : {"macro", "weighted", "none"}) {
-    const CurveOptions options{
-        .task = "multiclass", .num_classes = c, .average = average, .thresholds = count};
-    AUROC auroc(options);
-    AveragePrecision ap(options);
+    AUROC auroc({.task = "multiclass", .num_classes = c, .average = average, .thresholds = count});
+    AveragePrecision ap(
+        {.task = "multiclass", .num_classes = c, .average = average, .thresholds = count});
     EXPECT_EQ(auroc.is_scalar(), average != "none");
     const auto args = fmt::format("np.eye(C)[y], fl(probs, thr), average={}",
                                   average == "none" ? "None" : "'" + average + "'");
