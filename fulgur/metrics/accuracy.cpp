@@ -8,7 +8,9 @@ Accuracy::Accuracy(ClassificationOptions options) : StatScores("Accuracy", std::
 
 at::Tensor Accuracy::score(const at::Tensor& tp, const at::Tensor& fp, const at::Tensor& tn,
                            const at::Tensor& fn) const {
-  if (task() == Task::Binary) return safe_divide(tp + tn, tp + tn + fp + fn);
+  // Binary and per label: the share of right answers; multiclass: the share of samples whose
+  // class is predicted (recall).
+  if (task() != Task::Multiclass) return safe_divide(tp + tn, tp + tn + fp + fn);
   (void)fp;
   (void)tn;
   return safe_divide(tp, tp + fn);

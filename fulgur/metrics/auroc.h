@@ -18,23 +18,24 @@ namespace fulgur::metrics {
 
 // CurveOptions' fields, and max_fpr.
 struct AUROCOptions {
-  std::string task;                           // required: "binary" or "multiclass"
-  std::optional<int64_t> num_classes;         // required for multiclass
-  std::string average = "macro";              // multiclass: "macro", "weighted" or "none"
+  std::string task;                    // required: "binary", "multiclass" or "multilabel"
+  std::optional<int64_t> num_classes;  // required for multiclass
+  std::optional<int64_t> num_labels;   // required for multilabel
+  std::string average = "macro";       // "macro", "weighted" or "none"; multilabel: or "micro"
   std::optional<CurveThresholds> thresholds;  // unset: the exact curve; set: the binned curve
   std::optional<double> max_fpr;              // binary: the partial AUC up to it, in (0, 1]
   std::optional<int64_t> ignore_index;        // samples whose target is this value are left out
   bool validate_args = true;                  // value checks (one host read per update)
 
   CurveOptions curve() const {
-    return {task, num_classes, average, thresholds, ignore_index, validate_args};
+    return {task, num_classes, num_labels, average, thresholds, ignore_index, validate_args};
   }
 };
 
 class AUROC : public CurveMetric {
  public:
-  // Raises ConfigError for a bad task, num_classes, average, thresholds or max_fpr (outside
-  // (0, 1], or with a task other than binary).
+  // Raises ConfigError for a bad task, num_classes, num_labels, average, thresholds or max_fpr
+  // (outside (0, 1], or with a task other than binary).
   explicit AUROC(AUROCOptions options);
 
  protected:

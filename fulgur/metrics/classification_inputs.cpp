@@ -49,26 +49,65 @@ std::string ignore_text(const std::optional<int64_t>& ignore_index) {
   return ignore_index ? fmt::format(" (or ignore_index={})", *ignore_index) : "";
 }
 
+// Binary labels element by element from preds and target of one shape (the target already
+// checked to be integral).
+LabelBatch binary_labels(const std::string& metric, const at::Tensor& p, const at::Tensor& target,
+                         double threshold, const std::optional<int64_t>& ignore_index,
+                         bool validate) {
+  const auto t = target.to(at::kLong);
+  const auto valid = valid_mask(t, ignore_index);
+  if (validate) {
+    const auto bad_target = ((t.ne(0) & t.ne(1)) & valid.to(at::kBool)).any();
+    const auto bad_preds = p.is_floating_point() ? at::isnan(p).any() : (p.ne(0) & p.ne(1)).any();
+    check_flags(metric, {bad_target, bad_preds},
+                {"target must hold binary labels 0 or 1" + ignore_text(ignore_index),
+                 p.is_floating_point() ? "preds contain NaN"
+                                       : "integer preds must be binary labels 0 or 1"});
+  }
+  const auto labels =
+      p.is_floating_point() ? binary_probabilities(p).gt(threshold).to(at::kLong) : p.to(at::kLong);
+  return {labels, t * valid, valid};
+}
+
 }  // namespace
 
 Task parse_task(const std::string& metric, const std::string& task,
-                const std::optional<int64_t>& num_classes) {
+                const std::optional<int64_t>& num_classes,
+                const std::optional<int64_t>& num_labels) {
+  const auto count_text = [](const std::optional<int64_t>& n) {
+    return n ? std::to_string(*n) : std::string("none");
+  };
   if (task == "binary") return Task::Binary;
   if (task == "multiclass") {
     if (!num_classes || *num_classes < 2) {
-      throw ConfigError(
-          fmt::format("{}(task=\"multiclass\") needs num_classes >= 2, got {}", metric,
-                      num_classes ? std::to_string(*num_classes) : std::string("none")));
+      throw ConfigError(fmt::format("{}(task=\"multiclass\") needs num_classes >= 2, got {}",
+                                    metric, count_text(num_classes)));
     }
     return Task::Multiclass;
   }
   if (task == "multilabel") {
-    throw ConfigError(fmt::format(
-        "{}(task=\"multilabel\") is not supported yet; choose \"binary\" or \"multiclass\"",
-        metric));
+    if (!num_labels || *num_labels < 2) {
+      throw ConfigError(fmt::format("{}(task=\"multilabel\") needs num_labels >= 2, got {}", metric,
+                                    count_text(num_labels)));
+    }
+    return Task::Multilabel;
   }
-  throw ConfigError(fmt::format("{}(task=\"{}\") is not valid; choose \"binary\" or \"multiclass\"",
-                                metric, task));
+  throw ConfigError(fmt::format(
+      "{}(task=\"{}\") is not valid; choose \"binary\", \"multiclass\" or \"multilabel\"", metric,
+      task));
+}
+
+int64_t task_columns(Task task, const std::optional<int64_t>& num_classes,
+                     const std::optional<int64_t>& num_labels) {
+  switch (task) {
+    case Task::Binary:
+      return 1;
+    case Task::Multiclass:
+      return *num_classes;
+    case Task::Multilabel:
+      return *num_labels;
+  }
+  return 1;
 }
 
 LabelBatch format_binary(const std::string& metric, const at::Tensor& preds,
@@ -81,24 +120,8 @@ LabelBatch format_binary(const std::string& metric, const at::Tensor& preds,
                              shape_text(preds.sizes()), shape_text(target.sizes())));
   }
   require_integer_target(metric, target);
-  const auto t = target.reshape({-1}).to(at::kLong);
-  const auto valid = valid_mask(t, ignore_index);
-  const auto p = preds.reshape({-1});
-  if (validate) {
-    const auto bad_target = ((t.ne(0) & t.ne(1)) & valid.to(at::kBool)).any();
-    const auto bad_preds = p.is_floating_point() ? at::isnan(p).any() : (p.ne(0) & p.ne(1)).any();
-    check_flags(metric, {bad_target, bad_preds},
-                {"target must hold binary labels 0 or 1" + ignore_text(ignore_index),
-                 p.is_floating_point() ? "preds contain NaN"
-                                       : "integer preds must be binary labels 0 or 1"});
-  }
-  at::Tensor labels;
-  if (p.is_floating_point()) {
-    labels = binary_probabilities(p).gt(threshold).to(at::kLong);
-  } else {
-    labels = p.to(at::kLong);
-  }
-  return {labels, t * valid, valid};
+  return binary_labels(metric, preds.reshape({-1}), target.reshape({-1}), threshold, ignore_index,
+                       validate);
 }
 
 LabelBatch format_multiclass(const std::string& metric, const at::Tensor& preds,
@@ -158,6 +181,29 @@ LabelBatch format_multiclass(const std::string& metric, const at::Tensor& preds,
   // An ignored sample's label may be anything: make it a harmless 0.
   if (!scores) p = p * valid;
   return {p, t * valid, valid};
+}
+
+LabelBatch format_multilabel(const std::string& metric, const at::Tensor& preds,
+                             const at::Tensor& target, int64_t num_labels, double threshold,
+                             const std::optional<int64_t>& ignore_index, bool validate) {
+  if (!preds.defined() || !target.defined()) fail(metric, "update() needs preds and target");
+  if (preds.sizes() != target.sizes()) {
+    fail(metric, fmt::format("preds has shape {} but target has shape {}; multilabel inputs "
+                             "must have the same shape",
+                             shape_text(preds.sizes()), shape_text(target.sizes())));
+  }
+  if (target.dim() < 2 || target.size(1) != num_labels) {
+    fail(metric, fmt::format("multilabel inputs must be [N, L, ...] with L = num_labels = {}, "
+                             "got shape {}",
+                             num_labels, shape_text(target.sizes())));
+  }
+  require_integer_target(metric, target);
+  return binary_labels(metric, label_columns(preds, num_labels), label_columns(target, num_labels),
+                       threshold, ignore_index, validate);
+}
+
+at::Tensor label_columns(const at::Tensor& t, int64_t num_labels) {
+  return t.movedim(1, -1).reshape({-1, num_labels});
 }
 
 at::Tensor binary_probabilities(const at::Tensor& preds) {

@@ -6,9 +6,23 @@
 #include "fulgur/errors.h"
 
 namespace fulgur::metrics {
+namespace {
+
+// torchmetrics' CohenKappa has no multilabel task (the confusion matrix has).
+std::string binary_or_multiclass(std::string task) {
+  if (task != "binary" && task != "multiclass") {
+    throw ConfigError(fmt::format(
+        "CohenKappa(task=\"{}\") is not valid; choose \"binary\" or \"multiclass\" (CohenKappa "
+        "has no multilabel task, as torchmetrics)",
+        task));
+  }
+  return task;
+}
+
+}  // namespace
 
 CohenKappa::CohenKappa(CohenKappaOptions o)
-    : ConfusionMatrix("CohenKappa", {.task = std::move(o.task),
+    : ConfusionMatrix("CohenKappa", {.task = binary_or_multiclass(std::move(o.task)),
                                      .threshold = o.threshold,
                                      .num_classes = o.num_classes,
                                      .ignore_index = o.ignore_index,

@@ -47,6 +47,10 @@ at::Tensor make_thresholds(const std::string& metric, const CurveThresholds& thr
 // tied scores down the ranking.
 ThresholdCounts exact_curve(const at::Tensor& scores, const at::Tensor& positives) {
   const int64_t n = scores.size(0);
+  if (n == 0) {  // a label whose every element was ignored
+    const auto origin = at::zeros({1}, scores.options().dtype(at::kDouble));
+    return {origin, origin, 0.0, 0.0};
+  }
   const auto order = scores.argsort(/*dim=*/0, /*descending=*/true);
   const auto sorted = scores.index_select(0, order);
   const auto hits = positives.index_select(0, order).to(at::kDouble);
@@ -64,15 +68,17 @@ ThresholdCounts exact_curve(const at::Tensor& scores, const at::Tensor& positive
 CurveMetric::CurveMetric(std::string name, CurveOptions options)
     : Metric(std::move(name)),
       options_(std::move(options)),
-      task_(parse_task(this->name(), options_.task, options_.num_classes)) {
+      task_(parse_task(this->name(), options_.task, options_.num_classes, options_.num_labels)) {
   const auto& a = options_.average;
-  if (a != "macro" && a != "weighted" && a != "none") {
-    throw ConfigError(
-        fmt::format("{}(average=\"{}\") is not valid; choose \"macro\", \"weighted\" or \"none\"",
-                    this->name(), a));
+  const bool multilabel = task_ == Task::Multilabel;
+  if (a != "macro" && a != "weighted" && a != "none" && !(a == "micro" && multilabel)) {
+    throw ConfigError(fmt::format("{}(average=\"{}\") is not valid; choose {}", this->name(), a,
+                                  multilabel ? "\"micro\", \"macro\", \"weighted\" or \"none\""
+                                             : "\"macro\", \"weighted\" or \"none\" (\"micro\" is "
+                                               "for multilabel tasks)"));
   }
   const auto doubles = at::TensorOptions().dtype(at::kDouble);
-  const int64_t classes = task_ == Task::Binary ? 1 : *options_.num_classes;
+  const int64_t classes = task_columns(task_, options_.num_classes, options_.num_labels);
   if (binned()) {
     thresholds_ = make_thresholds(this->name(), *options_.thresholds);
     const auto counts = at::zeros({classes, thresholds_.size(0) + 1}, doubles);
@@ -85,8 +91,9 @@ CurveMetric::CurveMetric(std::string name, CurveOptions options)
       Reduction::Cat);
   // Raw targets, ignore_index included: dropping ignored samples needs their count (a host
   // read), so compute() does it once.
-  target_ =
-      add_state("target", at::zeros({0}, at::TensorOptions().dtype(at::kLong)), Reduction::Cat);
+  const auto longs = at::TensorOptions().dtype(at::kLong);
+  target_ = add_state("target", multilabel ? at::zeros({0, classes}, longs) : at::zeros({0}, longs),
+                      Reduction::Cat);
 }
 
 void CurveMetric::update_state(const at::Tensor& preds, const at::Tensor& target) {
@@ -101,6 +108,10 @@ void CurveMetric::update_state(const at::Tensor& preds, const at::Tensor& target
     // For its shape and value checks and its mask of ignored samples; its labels are unused.
     batch = format_binary(name(), preds, target, 0.5, o.ignore_index, o.validate_args);
     probabilities = binary_probabilities(preds.reshape({-1}));
+  } else if (task_ == Task::Multilabel) {
+    batch = format_multilabel(name(), preds, target, *o.num_labels, 0.5, o.ignore_index,
+                              o.validate_args);
+    probabilities = binary_probabilities(label_columns(preds, *o.num_labels));
   } else {
     batch =
         format_multiclass(name(), preds, target, *o.num_classes, o.ignore_index, o.validate_args);
@@ -111,7 +122,8 @@ void CurveMetric::update_state(const at::Tensor& preds, const at::Tensor& target
     return;
   }
   append(preds_, probabilities);
-  append(target_, target.reshape({-1}));
+  append(target_,
+         task_ == Task::Multilabel ? label_columns(target, *o.num_labels) : target.reshape({-1}));
 }
 
 void CurveMetric::count_at_thresholds(const at::Tensor& probabilities, const at::Tensor& target,
@@ -125,10 +137,10 @@ void CurveMetric::count_at_thresholds(const at::Tensor& probabilities, const at:
   // How many thresholds each score clears (those <= it): its bin in its class' row.
   const auto cleared = at::bucketize(scores, thresholds_, /*out_int32=*/false, /*right=*/true);
   const auto bin = (cleared + at::arange(classes, cleared.options()) * bins).reshape({-1});
-  const auto positive = task_ == Task::Binary
-                            ? target.eq(1).unsqueeze(1)
-                            : target.unsqueeze(1).eq(at::arange(classes, target.options()));
-  const auto counted = valid.to(at::kBool).unsqueeze(1);
+  const auto positive = task_ == Task::Multiclass
+                            ? target.unsqueeze(1).eq(at::arange(classes, target.options()))
+                            : target.eq(1).view({target.size(0), -1});
+  const auto counted = valid.to(at::kBool).view({valid.size(0), -1});
   state(positives_)
       .view({-1})
       .index_add_(0, bin, (positive & counted).to(at::kDouble).reshape({-1}));
@@ -140,6 +152,7 @@ void CurveMetric::count_at_thresholds(const at::Tensor& probabilities, const at:
 std::vector<ThresholdCounts> CurveMetric::exact_curves() const {
   auto scores = cat_state(preds_);
   auto target = cat_state(target_);
+  if (task_ == Task::Multilabel) return exact_label_curves(scores, target);
   if (options_.ignore_index) {
     const auto keep = target.ne(*options_.ignore_index);
     scores = scores.index({keep});
@@ -156,11 +169,38 @@ std::vector<ThresholdCounts> CurveMetric::exact_curves() const {
   return curves;
 }
 
+std::vector<ThresholdCounts> CurveMetric::exact_label_curves(const at::Tensor& scores,
+                                                             const at::Tensor& target) const {
+  // Ignored elements leave their label's curve only (the sample's other labels still count).
+  const auto kept = options_.ignore_index
+                        ? target.ne(*options_.ignore_index)
+                        : at::ones_like(target, target.options().dtype(at::kBool));
+  if (!kept.any().item<bool>()) {
+    fail("every element seen so far was ignored (ignore_index); there is nothing to score");
+  }
+  const auto curve_of = [](const at::Tensor& s, const at::Tensor& t, const at::Tensor& keep) {
+    return exact_curve(s.masked_select(keep), t.masked_select(keep).eq(1));
+  };
+  if (micro()) return {curve_of(scores, target, kept)};
+  std::vector<ThresholdCounts> curves;
+  for (int64_t label = 0; label < scores.size(1); ++label) {
+    curves.push_back(
+        curve_of(scores.select(1, label), target.select(1, label), kept.select(1, label)));
+  }
+  return curves;
+}
+
 std::vector<ThresholdCounts> CurveMetric::binned_curves() {
+  // The micro curve counts every label's samples together.
+  auto positives = state(positives_), negatives = state(negatives_);
+  if (micro()) {
+    positives = positives.sum(0, /*keepdim=*/true);
+    negatives = negatives.sum(0, /*keepdim=*/true);
+  }
   // Summed from the highest bin down, column k counts the samples clearing the k-th highest
   // threshold; the last column counts every sample.
-  const auto tps = state(positives_).flip(1).cumsum(1);
-  const auto fps = state(negatives_).flip(1).cumsum(1);
+  const auto tps = positives.flip(1).cumsum(1);
+  const auto fps = negatives.flip(1).cumsum(1);
   const int64_t points = thresholds_.size(0);
   const auto totals = at::stack({tps.select(1, points), fps.select(1, points)}, 1).to(at::kCPU);
   if (totals.sum().item<double>() == 0) {
@@ -178,17 +218,19 @@ at::Tensor CurveMetric::compute_value() {
   const auto curves = binned() ? binned_curves() : exact_curves();
   const auto out = at::TensorOptions().dtype(at::kDouble).device(device());
   if (task_ == Task::Binary) return at::scalar_tensor(score(curves[0], "the binary target"), out);
-  const int64_t classes = *options_.num_classes;
+  if (micro()) return at::scalar_tensor(score(curves[0], "the micro curve"), out);
+  const std::string kind = task_ == Task::Multilabel ? "label" : "class";
+  const auto classes = static_cast<int64_t>(curves.size());
   std::vector<double> per_class;
   std::vector<int64_t> undefined;
   for (int64_t c = 0; c < classes; ++c) {
-    per_class.push_back(score(curves[c], fmt::format("class {}", c)));
+    per_class.push_back(score(curves[c], fmt::format("{} {}", kind, c)));
     if (std::isnan(per_class.back())) undefined.push_back(c);
   }
   if (options_.average == "none") return at::tensor(per_class, out);
   if (!undefined.empty()) {
-    warn(fmt::format("{}: the score of class(es) {} is NaN; the {} average leaves them out", name(),
-                     fmt::join(undefined, ", "), options_.average));
+    warn(fmt::format("{}: the score of {}(s) {} is NaN; the {} average leaves them out", name(),
+                     kind, fmt::join(undefined, ", "), options_.average));
   }
   double total = 0, weights = 0;
   for (int64_t c = 0; c < classes; ++c) {

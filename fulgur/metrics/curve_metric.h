@@ -17,6 +17,10 @@
 //               outside [0, 1]), target [N]; average "macro" (the mean over classes),
 //               "weighted" (by support) or "none" (a [C] tensor). A class scored NaN (its
 //               curve is undefined) is left out of the mean, with a warning, as torchmetrics.
+//   multilabel  each label a binary task: preds [N, L, ...] probabilities or logits (a
+//               sigmoid when outside [0, 1]), target [N, L, ...] 0/1, an element whose target
+//               is ignore_index left out; the averages as multiclass', and "micro": one curve
+//               of every (sample, label) score together.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,9 +38,10 @@ using CurveThresholds = std::variant<int64_t, std::vector<double>>;
 
 // AveragePrecisionOptions, and AUROCOptions' curve().
 struct CurveOptions {
-  std::string task;                           // required: "binary" or "multiclass"
-  std::optional<int64_t> num_classes;         // required for multiclass
-  std::string average = "macro";              // multiclass: "macro", "weighted" or "none"
+  std::string task;                    // required: "binary", "multiclass" or "multilabel"
+  std::optional<int64_t> num_classes;  // required for multiclass
+  std::optional<int64_t> num_labels;   // required for multilabel
+  std::string average = "macro";       // "macro", "weighted" or "none"; multilabel: or "micro"
   std::optional<CurveThresholds> thresholds;  // unset: the exact curve; set: the binned curve
   std::optional<int64_t> ignore_index;        // samples whose target is this value are left out
   bool validate_args = true;                  // value checks (one host read per update)
@@ -56,7 +61,8 @@ class CurveMetric : public Metric {
   const CurveOptions& options() const { return options_; }
 
  protected:
-  // Raises ConfigError naming `name` for a bad task, num_classes, average or thresholds.
+  // Raises ConfigError naming `name` for a bad task, num_classes, num_labels, average or
+  // thresholds.
   CurveMetric(std::string name, CurveOptions options);
   void update_state(const at::Tensor& preds, const at::Tensor& target) override;
   at::Tensor compute_value() override;
@@ -66,18 +72,21 @@ class CurveMetric : public Metric {
 
  private:
   bool binned() const { return options_.thresholds.has_value(); }
-  // The curves of the binary target, or of each class, from the states.
+  bool micro() const { return options_.average == "micro"; }
+  // The curves of the binary target, of each class (label), or the micro curve, from the states.
   std::vector<ThresholdCounts> exact_curves() const;
+  std::vector<ThresholdCounts> exact_label_curves(const at::Tensor& scores,
+                                                  const at::Tensor& target) const;
   std::vector<ThresholdCounts> binned_curves();
-  // Adds the batch's counts per threshold: `probabilities` [N] or [N, C], `target` [N] with
-  // ignored samples 0 in `valid`.
+  // Adds the batch's counts per threshold: `probabilities` [N] or [N, C] ([N, L]), `target` [N]
+  // ([N, L]) with ignored samples (elements) 0 in `valid`.
   void count_at_thresholds(const at::Tensor& probabilities, const at::Tensor& target,
                            const at::Tensor& valid);
 
   CurveOptions options_;
   Task task_;
   at::Tensor thresholds_;              // binned: float64, increasing, on the states' device
-  StateId preds_{}, target_{};         // exact: cat states
+  StateId preds_{}, target_{};         // exact: cat states ([N, L] each for multilabel)
   StateId positives_{}, negatives_{};  // binned: [classes, thresholds + 1] sums; column j
                                        // counts the samples clearing exactly j thresholds
 };

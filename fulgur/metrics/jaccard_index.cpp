@@ -8,6 +8,7 @@ JaccardIndex::JaccardIndex(JaccardIndexOptions o)
     : StatScores("JaccardIndex", {.task = std::move(o.task),
                                   .threshold = o.threshold,
                                   .num_classes = o.num_classes,
+                                  .num_labels = o.num_labels,
                                   .average = std::move(o.average),
                                   .ignore_index = o.ignore_index,
                                   .validate_args = o.validate_args}) {}

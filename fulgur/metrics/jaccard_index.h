@@ -12,10 +12,12 @@
 namespace fulgur::metrics {
 
 struct JaccardIndexOptions {
-  std::string task;                     // required: "binary" or "multiclass"
-  double threshold = 0.5;               // binary: a probability above it is class 1
+  std::string task;                     // required: "binary", "multiclass" or "multilabel"
+  double threshold = 0.5;               // binary, multilabel: a probability above it is a 1
   std::optional<int64_t> num_classes;   // required for multiclass
-  std::string average = "macro";        // multiclass: "micro", "macro", "weighted" or "none"
+  std::optional<int64_t> num_labels;    // required for multilabel
+  std::string average = "macro";        // multiclass, multilabel: "micro", "macro",
+                                        // "weighted" or "none"
   std::optional<int64_t> ignore_index;  // samples whose target is this value are left out
   bool validate_args = true;            // value checks (one host read per update)
 };

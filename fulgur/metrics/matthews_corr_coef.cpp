@@ -8,11 +8,14 @@ MatthewsCorrCoef::MatthewsCorrCoef(MatthewsCorrCoefOptions o)
     : ConfusionMatrix("MatthewsCorrCoef", {.task = std::move(o.task),
                                            .threshold = o.threshold,
                                            .num_classes = o.num_classes,
+                                           .num_labels = o.num_labels,
                                            .ignore_index = o.ignore_index,
                                            .validate_args = o.validate_args}) {}
 
 at::Tensor MatthewsCorrCoef::compute_value() {
-  const auto m = counts();
+  // Multilabel: one 2 x 2 matrix of every label's answers, as torchmetrics.
+  auto m = counts();
+  if (m.dim() == 3) m = m.sum(0);
   const auto truth = m.sum(1), predicted = m.sum(0);
   const auto n = m.sum(), correct = m.trace();
   const auto covariance = correct * n - truth.dot(predicted);

@@ -5,7 +5,8 @@
 //   (c n - sum t_k p_k) / sqrt((n^2 - sum p_k^2) (n^2 - sum t_k^2)),
 // in [-1, 1]. When the denominator is 0 (only one class in target or in preds) the value is
 // 0, as sklearn's matthews_corrcoef (torchmetrics has extra binary rules there, which changed
-// between its versions).
+// between its versions). Multilabel: the coefficient of one 2 x 2 matrix summing every
+// label's, that is of all (sample, label) answers together, as torchmetrics.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,16 +16,17 @@
 namespace fulgur::metrics {
 
 struct MatthewsCorrCoefOptions {
-  std::string task;                     // required: "binary" or "multiclass"
-  double threshold = 0.5;               // binary: a probability above it is class 1
+  std::string task;                     // required: "binary", "multiclass" or "multilabel"
+  double threshold = 0.5;               // binary, multilabel: a probability above it is a 1
   std::optional<int64_t> num_classes;   // required for multiclass
+  std::optional<int64_t> num_labels;    // required for multilabel
   std::optional<int64_t> ignore_index;  // samples whose target is this value are left out
   bool validate_args = true;            // value checks (one host read per update)
 };
 
 class MatthewsCorrCoef : public ConfusionMatrix {
  public:
-  // Raises ConfigError for a bad task, num_classes or threshold.
+  // Raises ConfigError for a bad task, num_classes, num_labels or threshold.
   explicit MatthewsCorrCoef(MatthewsCorrCoefOptions options);
   bool is_scalar() const override { return true; }
   std::optional<bool> higher_is_better() const override { return true; }

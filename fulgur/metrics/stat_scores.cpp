@@ -10,7 +10,7 @@ namespace fulgur::metrics {
 StatScores::StatScores(std::string name, ClassificationOptions options)
     : Metric(std::move(name)),
       options_(std::move(options)),
-      task_(parse_task(this->name(), options_.task, options_.num_classes)) {
+      task_(parse_task(this->name(), options_.task, options_.num_classes, options_.num_labels)) {
   const auto& o = options_;
   if (o.average != "micro" && o.average != "macro" && o.average != "weighted" &&
       o.average != "none") {
@@ -21,14 +21,16 @@ StatScores::StatScores(std::string name, ClassificationOptions options)
   if (o.threshold < 0 || o.threshold > 1) {
     throw ConfigError(fmt::format("{}(threshold={}) must be in [0, 1]", this->name(), o.threshold));
   }
-  if (o.top_k < 1 || (task_ == Task::Binary && o.top_k != 1) ||
+  if (o.top_k < 1 || (task_ != Task::Multiclass && o.top_k != 1) ||
       (task_ == Task::Multiclass && o.top_k > *o.num_classes)) {
     throw ConfigError(fmt::format(
-        "{}(top_k={}) must be 1 for binary tasks and in [1, num_classes] for multiclass ones",
+        "{}(top_k={}) must be 1 for binary and multilabel tasks and in [1, num_classes] for "
+        "multiclass ones",
         this->name(), o.top_k));
   }
-  const auto shape =
-      task_ == Task::Binary ? std::vector<int64_t>{} : std::vector<int64_t>{*o.num_classes};
+  const auto shape = task_ == Task::Binary
+                         ? std::vector<int64_t>{}
+                         : std::vector<int64_t>{task_columns(task_, o.num_classes, o.num_labels)};
   const auto zeros = at::zeros(shape, at::TensorOptions().dtype(at::kLong));
   tp_ = add_state("tp", zeros, Reduction::Sum);
   fp_ = add_state("fp", zeros, Reduction::Sum);
@@ -44,6 +46,12 @@ void StatScores::update_state(const at::Tensor& preds, const at::Tensor& target)
   if (task_ == Task::Binary) {
     const auto batch =
         format_binary(name(), preds, target, o.threshold, o.ignore_index, o.validate_args);
+    predicted = batch.preds;
+    actual = batch.target;
+    weight = batch.valid;
+  } else if (task_ == Task::Multilabel) {
+    const auto batch = format_multilabel(name(), preds, target, *o.num_labels, o.threshold,
+                                         o.ignore_index, o.validate_args);
     predicted = batch.preds;
     actual = batch.target;
     weight = batch.valid;
@@ -63,7 +71,7 @@ void StatScores::update_state(const at::Tensor& preds, const at::Tensor& target)
     actual = at::one_hot(batch.target, classes);
     weight = batch.valid.unsqueeze(1);
   }
-  // Summed over samples; multiclass keeps one count per class.
+  // Summed over samples; multiclass (multilabel) keeps one count per class (label).
   const auto not_predicted = 1 - predicted, not_actual = 1 - actual;
   state(tp_).add_((predicted * actual * weight).sum(0));
   state(fp_).add_((predicted * not_actual * weight).sum(0));
@@ -82,6 +90,8 @@ at::Tensor StatScores::compute_value() {
   at::Tensor weights;
   if (average == "weighted") {
     weights = tp + fn;
+  } else if (task_ == Task::Multilabel) {
+    weights = at::ones_like(per_class);
   } else {
     // Classes that never occur do not count (sklearn's labels are those seen).
     const auto absent = options_.top_k == 1 ? (tp + fp + fn).eq(0) : (tp + fn).eq(0);

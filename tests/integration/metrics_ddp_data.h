@@ -7,11 +7,12 @@
 namespace fulgur::testing {
 
 struct MetricsDdpData {
-  torch::Tensor scores;  // [N, 3] multiclass logits
-  torch::Tensor labels;  // [N] in [0, 3)
-  torch::Tensor binary;  // [N] 0/1 (scores[:, 0] is its binary score)
-  torch::Tensor y;       // [N] regression target
-  torch::Tensor yhat;    // [N] regression prediction
+  torch::Tensor scores;      // [N, 3] multiclass logits
+  torch::Tensor labels;      // [N] in [0, 3)
+  torch::Tensor binary;      // [N] 0/1 (scores[:, 0] is its binary score)
+  torch::Tensor y;           // [N] regression target
+  torch::Tensor yhat;        // [N] regression prediction
+  torch::Tensor multilabel;  // [N, 3] 0/1, correlated with scores (its logits)
 };
 
 constexpr int64_t kMetricsSamples = 157;
@@ -25,6 +26,8 @@ inline MetricsDdpData metrics_ddp_data() {
   d.binary = torch::randint(0, 2, {kMetricsSamples}, torch::kLong);
   d.y = torch::randn({kMetricsSamples}, torch::kDouble) * 2;
   d.yhat = d.y + torch::randn({kMetricsSamples}, torch::kDouble);
+  d.multilabel =
+      (d.scores + torch::randn({kMetricsSamples, 3}, torch::kDouble)).gt(0).to(torch::kLong);
   return d;
 }
 

@@ -89,12 +89,18 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"mape", "M.mean_absolute_percentage_error(t, q)"},
       {"spearman", "spearmanr(q, t)[0]"},
       {"cosine_mean", "np.mean(np.diag(M.pairwise.cosine_similarity(s, softmax(s))))"},
+      {"multilabel_f1_macro", "M.f1_score(ml, (s > 0).astype(int), average='macro')"},
+      {"multilabel_confmat", "M.multilabel_confusion_matrix(ml, (s > 0).astype(int))"},
+      {"multilabel_auroc_micro", "M.roc_auc_score(ml, s, average='micro')"},
+      {"multilabel_average_precision_binned",
+       "M.average_precision_score(ml, fl(1 / (1 + np.exp(-s))), average='macro')"},
   };
   std::string script = testing::sklearn_prologue() +
                        fmt::format(
                            "from scipy.stats import spearmanr\n"
                            "s = np.array({})\ny = np.array({})\nb = np.array({})\n"
                            "t = np.array({})\nq = np.array({})\np = s.argmax(1)\n"
+                           "ml = np.array({})\n"
                            "def softmax(x):\n"
                            "    e = np.exp(x - x.max(1, keepdims=True))\n"
                            "    return e / e.sum(1, keepdims=True)\n"
@@ -103,7 +109,7 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
                            "    thr = np.linspace(0, 1, 50)\n"
                            "    return thr[np.searchsorted(thr, p, side='right') - 1]\n",
                            testing::py(d.scores), testing::py(d.labels), testing::py(d.binary),
-                           testing::py(d.y), testing::py(d.yhat));
+                           testing::py(d.y), testing::py(d.yhat), testing::py(d.multilabel));
   for (const auto& [name, expression] : references) script += "out(" + expression + ")\n";
   const auto rows = testing::number_rows(testing::run_python(script));
   ASSERT_EQ(rows.size(), references.size());

@@ -75,6 +75,21 @@ fm::MetricCollection classification() {
   });
 }
 
+// Fed scores as logits of three labels and the multilabel target.
+fm::MetricCollection multilabel() {
+  const fm::ClassificationOptions labels{.task = "multilabel", .num_labels = 3, .average = "macro"};
+  return fm::MetricCollection({
+      {"multilabel_f1_macro", std::make_shared<fm::F1Score>(labels)},
+      {"multilabel_confmat", std::make_shared<fm::ConfusionMatrix>(fm::ConfusionMatrixOptions{
+                                 .task = "multilabel", .num_labels = 3})},
+      {"multilabel_auroc_micro", std::make_shared<fm::AUROC>(fm::AUROCOptions{
+                                     .task = "multilabel", .num_labels = 3, .average = "micro"})},
+      {"multilabel_average_precision_binned",
+       std::make_shared<fm::AveragePrecision>(
+           fm::AveragePrecisionOptions{.task = "multilabel", .num_labels = 3, .thresholds = 50})},
+  });
+}
+
 }  // namespace
 
 int main() {
@@ -89,6 +104,7 @@ int main() {
     const int64_t end = rank == 0 ? fulgur::testing::kRank0Samples : data.labels.size(0);
 
     auto metrics = classification();
+    auto labelled = multilabel();
     fm::AUROC binary_auroc({.task = "binary"});
     fm::MeanSquaredError mse;
     fm::R2Score r2;
@@ -101,6 +117,7 @@ int main() {
     for (int64_t a = begin; a < end; a += 16) {
       const int64_t b = std::min(a + 16, end);
       metrics.update(data.scores.slice(0, a, b), data.labels.slice(0, a, b));
+      labelled.update(data.scores.slice(0, a, b), data.multilabel.slice(0, a, b));
       binary_auroc.update(data.scores.slice(0, a, b).select(1, 0), data.binary.slice(0, a, b));
       mse.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       r2.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
@@ -121,14 +138,18 @@ int main() {
                                                {"spearman", &spearman},
                                                {"cosine_mean", &cosine}};
     std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
-    for (const auto& [name, value] : metrics.compute()) {
-      std::cout << "local_" << name << '=' << flat(value) << '\n';
+    for (auto* collection : {&metrics, &labelled}) {
+      for (const auto& [name, value] : collection->compute()) {
+        std::cout << "local_" << name << '=' << flat(value) << '\n';
+      }
     }
     for (const auto& [name, metric] : singles) {
       std::cout << "local_" << name << '=' << flat(metric->compute()) << '\n';
     }
-    for (const auto& [name, value] : metrics.compute(s)) {
-      std::cout << "synced_" << name << '=' << flat(value) << '\n';
+    for (auto* collection : {&metrics, &labelled}) {
+      for (const auto& [name, value] : collection->compute(s)) {
+        std::cout << "synced_" << name << '=' << flat(value) << '\n';
+      }
     }
     for (const auto& [name, metric] : singles) {
       metric->sync(s);

@@ -208,7 +208,7 @@ TEST(ClassificationScores, BadOptionsAndInputsNameTheMetric) {
   EXPECT_THAT([] { JaccardIndex({.task = "multiclass", .num_classes = 3, .average = "mean"}); },
               Throws<ConfigError>("JaccardIndex(average=\"mean\")", "\"macro\""));
   EXPECT_THAT([] { Specificity({.task = "multilabel", .num_classes = 3}); },
-              Throws<ConfigError>("Specificity", "not supported"));
+              Throws<ConfigError>("Specificity(task=\"multilabel\")", "num_labels >= 2"));
 
   MatthewsCorrCoef mcc({.task = "multiclass", .num_classes = 3});
   EXPECT_THAT(

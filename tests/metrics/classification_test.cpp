@@ -261,7 +261,7 @@ TEST(Classification, BadOptionsAreConfigErrors) {
   EXPECT_THAT([] { Accuracy({.task = "binary", .top_k = 2}); },
               Throws<ConfigError>("Accuracy", "top_k=2"));
   EXPECT_THAT([] { F1Score({.task = "multilabel", .num_classes = 3}); },
-              Throws<ConfigError>("F1Score", "not supported"));
+              Throws<ConfigError>("F1Score(task=\"multilabel\")", "num_labels >= 2, got none"));
   EXPECT_THAT([] { ConfusionMatrix({.task = "binary", .normalize = "rows"}); },
               Throws<ConfigError>("ConfusionMatrix", "normalize"));
 }

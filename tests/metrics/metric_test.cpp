@@ -54,6 +54,7 @@ std::vector<Case> cases() {
   const auto binary = torch::randint(0, 2, {n}, torch::kLong);
   const auto y = torch::randn({n}, torch::kDouble);
   const auto yhat = y + torch::randn({n}, torch::kDouble);
+  const auto labelled = (scores + torch::randn({n, c}, torch::kDouble)).gt(0).to(torch::kLong);
   return {
       {"Accuracy macro",
        [] {
@@ -111,6 +112,30 @@ std::vector<Case> cases() {
              .task = "multiclass", .num_classes = 3, .average = "weighted"});
        },
        scores, labels},
+      {"F1Score multilabel macro",
+       [] {
+         return std::make_unique<F1Score>(
+             ClassificationOptions{.task = "multilabel", .num_labels = 3, .average = "macro"});
+       },
+       scores, labelled},
+      {"ConfusionMatrix multilabel",
+       [] {
+         return std::make_unique<ConfusionMatrix>(
+             ConfusionMatrixOptions{.task = "multilabel", .num_labels = 3});
+       },
+       scores, labelled},
+      {"AUROC multilabel binned micro",
+       [] {
+         return std::make_unique<AUROC>(AUROCOptions{
+             .task = "multilabel", .num_labels = 3, .average = "micro", .thresholds = 20});
+       },
+       scores.sigmoid(), labelled},
+      {"AveragePrecision multilabel weighted",
+       [] {
+         return std::make_unique<AveragePrecision>(
+             AveragePrecisionOptions{.task = "multilabel", .num_labels = 3, .average = "weighted"});
+       },
+       scores, labelled},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
       {"ExplainedVariance", [] { return std::make_unique<ExplainedVariance>(); }, yhat, y},
