@@ -19,6 +19,7 @@
 #include "fulgur/environments/lightning_environment.h"
 #include "integration/child_process.h"
 #include "integration/files_in.h"
+#include "project_paths.h"
 #include "temp_dir.h"
 
 namespace fulgur {
@@ -33,7 +34,7 @@ using testing::process_alive;
 using Clock = std::chrono::steady_clock;
 using Env = std::map<std::string, std::optional<std::string>>;
 
-const std::string kWorker = std::string(FULGUR_BIN_DIR) + "/ddp-trainer-worker";
+const std::string kWorker = testing::bin_dir() + "/ddp-trainer-worker";
 
 std::vector<double> numbers(const std::string& csv) {
   std::vector<double> out;

@@ -16,6 +16,7 @@
 
 #include "fulgur/environments/lightning_environment.h"
 #include "integration/child_process.h"
+#include "project_paths.h"
 #include "temp_dir.h"
 
 namespace fulgur {
@@ -26,7 +27,7 @@ using ::testing::HasSubstr;
 using testing::ChildProcess;
 using testing::key_values;
 
-const std::string kWorker = std::string(FULGUR_BIN_DIR) + "/ddp-worker";
+const std::string kWorker = testing::bin_dir() + "/ddp-worker";
 
 class DDPTest : public testing::TempDirTest {
  protected:

@@ -1,10 +1,10 @@
 #pragma once
 // The fixture for tests that run the real build/bin/fashion-mnist as a child process in a fresh
 // temporary folder, and helpers to read what it leaves behind.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,11 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "project_paths.h"
+
 namespace fulgur::testing {
 
 namespace fs = std::filesystem;
 
-inline const std::string kBinary = std::string(FULGUR_BIN_DIR) + "/fashion-mnist";
+inline const std::string kBinary = bin_dir() + "/fashion-mnist";
 
 struct RunResult {
   int exit_code = -1;

@@ -13,7 +13,7 @@
 namespace fulgur::testing {
 namespace {
 
-const std::string kExtendingExample = std::string(FULGUR_BIN_DIR) + "/extending-example";
+const std::string kExtendingExample = bin_dir() + "/extending-example";
 
 class ExtendingExample : public ::testing::Test {
  protected:

@@ -11,7 +11,7 @@
 namespace fulgur::testing {
 namespace {
 
-const std::string kFabricExample = std::string(FULGUR_BIN_DIR) + "/fabric-example";
+const std::string kFabricExample = bin_dir() + "/fabric-example";
 
 class FabricExample : public FashionMNISTExample {
  protected:

@@ -16,6 +16,7 @@
 #include "integration/child_process.h"
 #include "integration/metrics_ddp_data.h"
 #include "metrics/reference.h"
+#include "project_paths.h"
 #include "temp_dir.h"
 
 namespace fulgur {
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 using testing::ChildProcess;
 using testing::key_values;
 
-const std::string kWorker = std::string(FULGUR_BIN_DIR) + "/metrics-worker";
+const std::string kWorker = testing::bin_dir() + "/metrics-worker";
 
 std::vector<double> numbers(const std::string& text) {
   std::vector<double> out;

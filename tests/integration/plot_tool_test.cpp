@@ -17,13 +17,14 @@
 #include "fulgur/loggers/csv_logger.h"
 #include "integration/child_process.h"
 #include "integration/files_in.h"
+#include "project_paths.h"
 #include "python.h"
 #include "temp_dir.h"
 
 namespace fulgur::testing {
 namespace {
 
-const std::string kTool = std::string(FULGUR_BIN_DIR) + "/fulgur";
+const std::string kTool = bin_dir() + "/fulgur";
 
 // Prints, for each panel, its title and transform, then one line per drawn series element
 // (name, tag, number of points) and per legend entry. Exits 1 on a parse error.

@@ -10,6 +10,7 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "project_paths.h"
 
 namespace fulgur {
 namespace {
@@ -64,7 +65,7 @@ TEST(PickleBounds, UnknownOpcodeIsLeftToTheUnpickler) {
 
 TEST(PickleBounds, CheckpointsFoundByFuzzingAreACheckpointError) {
   TorchCheckpointIO io;
-  const std::string corpus = std::string(FULGUR_SOURCE_DIR) + "/fuzz/corpus/checkpoint/";
+  const std::string corpus = testing::source_dir() + "/fuzz/corpus/checkpoint/";
   try {
     io.load_checkpoint(corpus + "memo_index_31gb");
     FAIL() << "no error";

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fulgur/errors.h"
+#include "project_paths.h"
 #include "python.h"
 
 namespace fulgur {
@@ -30,8 +31,8 @@ namespace fs = std::filesystem;
 
 // The independent reader: Python, its own CRC32C, and either python3-protobuf (classes that
 // protoc generates from fulgur's event.proto) or a wire-format decoder of its own.
-const char* const kReader = FULGUR_SOURCE_DIR "/tests/loggers/read_tfevents.py";
-const char* const kProto = FULGUR_SOURCE_DIR "/fulgur/loggers/tensorboard/event.proto";
+const std::string kReader = testing::source_dir() + "/tests/loggers/read_tfevents.py";
+const std::string kProto = testing::source_dir() + "/fulgur/loggers/tensorboard/event.proto";
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -20,6 +20,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/io/checkpoint_io.h"
 #include "fulgur/io/torch_checkpoint_io.h"
+#include "project_paths.h"
 #include "python.h"
 #include "temp_dir.h"
 
@@ -503,8 +504,8 @@ class PythonContinuesTraining : public testing::TempDirTest {
 
   // Runs the script on the files; returns its exit code and output.
   std::pair<int, std::string> run_python(const std::vector<std::string>& files) const {
-    std::string command =
-        testing::python() + " " FULGUR_SOURCE_DIR "/tests/optim/python_optimizer_continue.py";
+    std::string command = testing::python() + " " + testing::source_dir() +
+                          "/tests/optim/python_optimizer_continue.py";
     for (const auto& file : files) command += " '" + path(file) + "'";
     command += " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");

@@ -16,6 +16,7 @@
 #include "fulgur/module.h"
 #include "fulgur/optim/step_lr.h"
 #include "fulgur/trainer.h"
+#include "project_paths.h"
 #include "python.h"
 #include "trainer/recording.h"
 
@@ -64,7 +65,7 @@ class LightningResume : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = fresh_dir("lightning_resume");
-    const std::string command = python() + " " FULGUR_SOURCE_DIR
+    const std::string command = python() + " " + source_dir() +
                                 "/tests/trainer/write_lightning_checkpoints.py " + dir_ + " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     char buffer[512];
