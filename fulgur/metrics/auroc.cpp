@@ -20,7 +20,7 @@ double trapezoids(const at::Tensor& fpr, const at::Tensor& tpr) {
 }  // namespace
 
 AUROC::AUROC(AUROCOptions options)
-    : CurveMetric("AUROC", options.curve()), max_fpr_(options.max_fpr) {
+    : CurveScore("AUROC", options.curve()), max_fpr_(options.max_fpr) {
   if (!max_fpr_) return;
   if (!(*max_fpr_ > 0 && *max_fpr_ <= 1)) {
     throw ConfigError(

@@ -4,15 +4,15 @@
 // the curve, so a tie between a positive and a negative counts one half). Binned (thresholds
 // set): the trapezoids between the points at the thresholds only, as torchmetrics; with the
 // default grid over [0, 1] that is roc_auc_score of scores rounded down to the grid, as long as
-// no score reaches the highest threshold. Inputs, averages, thresholds and states: CurveMetric.
-// max_fpr (binary only): the standardized partial AUC over fpr in [0, max_fpr], the curve cut
-// at max_fpr by linear interpolation and rescaled so that chance scores 0.5 and a perfect
+// no score reaches the highest threshold. Inputs, thresholds and states: CurveMetric; averages:
+// CurveScore. max_fpr (binary only): the standardized partial AUC over fpr in [0, max_fpr], the
+// curve cut at max_fpr by linear interpolation and rescaled so that chance scores 0.5 and a perfect
 // ranking 1 (McClish), as sklearn's roc_auc_score(max_fpr=...) and torchmetrics.
 // A class with no positive or no negative sample has no ROC curve: sklearn raises; like
 // torchmetrics this scores it 0 and warns.
 #include <optional>
 
-#include "fulgur/metrics/curve_metric.h"
+#include "fulgur/metrics/curve_score.h"
 
 namespace fulgur::metrics {
 
@@ -32,7 +32,7 @@ struct AUROCOptions {
   }
 };
 
-class AUROC : public CurveMetric {
+class AUROC : public CurveScore {
  public:
   // Raises ConfigError for a bad task, num_classes, num_labels, average, thresholds or max_fpr
   // (outside (0, 1], or with a task other than binary).

@@ -10,7 +10,7 @@
 namespace fulgur::metrics {
 
 AveragePrecision::AveragePrecision(AveragePrecisionOptions options)
-    : CurveMetric("AveragePrecision", std::move(options)) {}
+    : CurveScore("AveragePrecision", std::move(options)) {}
 
 double AveragePrecision::score(const ThresholdCounts& curve, const std::string& what) const {
   if (curve.positives == 0) {

@@ -2,13 +2,10 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include <cmath>
 #include <vector>
 
 #include "fulgur/errors.h"
-#include "fulgur/warnings.h"
 
 namespace fulgur::metrics {
 namespace {
@@ -43,13 +40,14 @@ at::Tensor make_thresholds(const std::string& metric, const CurveThresholds& thr
   return at::tensor(values, doubles);
 }
 
-// The exact curve of one class: the origin, then a point at the last sample of each group of
-// tied scores down the ranking.
+// The exact curve of one class: the origin (at threshold 1, as torchmetrics), then a point at
+// the last sample of each group of tied scores down the ranking.
 ThresholdCounts exact_curve(const at::Tensor& scores, const at::Tensor& positives) {
   const int64_t n = scores.size(0);
+  const auto doubles = scores.options().dtype(at::kDouble);
   if (n == 0) {  // a label whose every element was ignored
-    const auto origin = at::zeros({1}, scores.options().dtype(at::kDouble));
-    return {origin, origin, 0.0, 0.0};
+    const auto origin = at::zeros({1}, doubles);
+    return {origin, origin, at::ones({1}, doubles), 0.0, 0.0};
   }
   const auto order = scores.argsort(/*dim=*/0, /*descending=*/true);
   const auto sorted = scores.index_select(0, order);
@@ -59,8 +57,9 @@ ThresholdCounts exact_curve(const at::Tensor& scores, const at::Tensor& positive
   const auto origin = at::zeros({1}, hits.options());
   const auto tps = at::cat({origin, hits.cumsum(0).masked_select(last)});
   const auto fps = at::cat({origin, (1 - hits).cumsum(0).masked_select(last)});
+  const auto thresholds = at::cat({at::ones({1}, doubles), sorted.masked_select(last).to(doubles)});
   const double total_positives = tps[-1].item<double>();
-  return {tps, fps, total_positives, static_cast<double>(n) - total_positives};
+  return {tps, fps, thresholds, total_positives, static_cast<double>(n) - total_positives};
 }
 
 }  // namespace
@@ -206,40 +205,40 @@ std::vector<ThresholdCounts> CurveMetric::binned_curves() {
   if (totals.sum().item<double>() == 0) {
     fail("every sample seen so far was ignored (ignore_index); there is nothing to score");
   }
+  const auto thresholds = thresholds_.flip(0);
   std::vector<ThresholdCounts> curves;
   for (int64_t c = 0; c < tps.size(0); ++c) {
-    curves.push_back({tps[c].slice(0, 0, points), fps[c].slice(0, 0, points),
+    curves.push_back({tps[c].slice(0, 0, points), fps[c].slice(0, 0, points), thresholds,
                       totals[c][0].item<double>(), totals[c][1].item<double>()});
   }
   return curves;
 }
 
-at::Tensor CurveMetric::compute_value() {
-  const auto curves = binned() ? binned_curves() : exact_curves();
-  const auto out = at::TensorOptions().dtype(at::kDouble).device(device());
-  if (task_ == Task::Binary) return at::scalar_tensor(score(curves[0], "the binary target"), out);
-  if (micro()) return at::scalar_tensor(score(curves[0], "the micro curve"), out);
-  const std::string kind = task_ == Task::Multilabel ? "label" : "class";
-  const auto classes = static_cast<int64_t>(curves.size());
-  std::vector<double> per_class;
-  std::vector<int64_t> undefined;
-  for (int64_t c = 0; c < classes; ++c) {
-    per_class.push_back(score(curves[c], fmt::format("{} {}", kind, c)));
-    if (std::isnan(per_class.back())) undefined.push_back(c);
+std::vector<ThresholdCounts> CurveMetric::threshold_counts() {
+  if (update_count() == 0) {
+    fail("there is no curve before any update(); feed it a batch first, or check update_count()");
   }
-  if (options_.average == "none") return at::tensor(per_class, out);
-  if (!undefined.empty()) {
-    warn(fmt::format("{}: the score of {}(s) {} is NaN; the {} average leaves them out", name(),
-                     kind, fmt::join(undefined, ", "), options_.average));
+  return binned() ? binned_curves() : exact_curves();
+}
+
+std::string CurveMetric::curve_name(int64_t index) const {
+  if (task_ == Task::Binary) return "the binary target";
+  if (micro()) return "the micro curve";
+  return fmt::format("{} {}", task_ == Task::Multilabel ? "label" : "class", index);
+}
+
+at::Tensor CurveMetric::stack_curves(const std::vector<std::pair<at::Tensor, at::Tensor>>& curves,
+                                     const std::string& accessor) const {
+  if (task_ == Task::Binary) return at::stack({curves[0].first, curves[0].second});
+  if (!binned()) {
+    fail(
+        fmt::format("the exact curves of each {} differ in length, so compute() cannot stack "
+                    "them; read them with {}, or set thresholds for binned curves",
+                    task_ == Task::Multilabel ? "label" : "class", accessor));
   }
-  double total = 0, weights = 0;
-  for (int64_t c = 0; c < classes; ++c) {
-    if (std::isnan(per_class[c])) continue;
-    const double weight = options_.average == "weighted" ? curves[c].positives : 1.0;
-    total += weight * per_class[c];
-    weights += weight;
-  }
-  return at::scalar_tensor(weights > 0 ? total / weights : std::nan(""), out);
+  std::vector<at::Tensor> stacked;
+  for (const auto& [first, second] : curves) stacked.push_back(at::stack({first, second}));
+  return at::stack(stacked);
 }
 
 }  // namespace fulgur::metrics

@@ -27,7 +27,9 @@
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
+#include "fulgur/metrics/precision_recall_curve.h"
 #include "fulgur/metrics/r2_score.h"
+#include "fulgur/metrics/roc.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "metrics/thread_world.h"
 
@@ -136,6 +138,18 @@ std::vector<Case> cases() {
              AveragePrecisionOptions{.task = "multilabel", .num_labels = 3, .average = "weighted"});
        },
        scores, labelled},
+      {"ROC multiclass binned",
+       [] {
+         return std::make_unique<ROC>(
+             ROCOptions{.task = "multiclass", .num_classes = 3, .thresholds = 15});
+       },
+       scores, labels},
+      {"PrecisionRecallCurve binary binned",
+       [] {
+         return std::make_unique<PrecisionRecallCurve>(
+             PrecisionRecallCurveOptions{.task = "binary", .thresholds = 25});
+       },
+       scores.select(1, 0), binary},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
       {"ExplainedVariance", [] { return std::make_unique<ExplainedVariance>(); }, yhat, y},
