@@ -4,7 +4,10 @@
 
 namespace fulgur::metrics {
 
-Accuracy::Accuracy(ClassificationOptions options) : StatScores("Accuracy", std::move(options)) {}
+Accuracy::Accuracy(ClassificationOptions options) : Accuracy("Accuracy", std::move(options)) {}
+
+Accuracy::Accuracy(std::string name, ClassificationOptions options)
+    : StatScores(std::move(name), std::move(options)) {}
 
 at::Tensor Accuracy::score(const at::Tensor& tp, const at::Tensor& fp, const at::Tensor& tn,
                            const at::Tensor& fn) const {

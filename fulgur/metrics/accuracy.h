@@ -16,6 +16,8 @@ class Accuracy : public StatScores {
   explicit Accuracy(ClassificationOptions options);
 
  protected:
+  // For metrics scored from Accuracy's (HammingDistance).
+  Accuracy(std::string name, ClassificationOptions options);
   at::Tensor score(const at::Tensor& tp, const at::Tensor& fp, const at::Tensor& tn,
                    const at::Tensor& fn) const override;
 };

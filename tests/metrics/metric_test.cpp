@@ -20,8 +20,10 @@
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
+#include "fulgur/metrics/exact_match.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/hamming_distance.h"
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/mean_squared_error.h"
@@ -150,6 +152,18 @@ std::vector<Case> cases() {
              PrecisionRecallCurveOptions{.task = "binary", .thresholds = 25});
        },
        scores.select(1, 0), binary},
+      {"HammingDistance multilabel macro",
+       [] {
+         return std::make_unique<HammingDistance>(
+             ClassificationOptions{.task = "multilabel", .num_labels = 3, .average = "macro"});
+       },
+       scores, labelled},
+      {"ExactMatch multilabel",
+       [] {
+         return std::make_unique<ExactMatch>(
+             ExactMatchOptions{.task = "multilabel", .num_labels = 3});
+       },
+       scores, labelled},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
       {"ExplainedVariance", [] { return std::make_unique<ExplainedVariance>(); }, yhat, y},
