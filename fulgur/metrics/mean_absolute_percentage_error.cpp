@@ -2,28 +2,18 @@
 
 #include <ATen/ATen.h>
 
-#include "fulgur/metrics/regression_inputs.h"
-
 namespace fulgur::metrics {
 
 namespace {
 constexpr double kSmallestTarget = 1.17e-06;  // torchmetrics' epsilon
 }  // namespace
 
-MeanAbsolutePercentageError::MeanAbsolutePercentageError() : Metric("MeanAbsolutePercentageError") {
-  sum_abs_per_error_ = add_state(
-      "sum_abs_per_error", at::zeros({}, at::TensorOptions().dtype(at::kDouble)), Reduction::Sum);
-  total_ = add_state("total", at::zeros({}, at::TensorOptions().dtype(at::kLong)), Reduction::Sum);
-}
+MeanAbsolutePercentageError::MeanAbsolutePercentageError()
+    : ElementwiseMean("MeanAbsolutePercentageError", "sum_abs_per_error") {}
 
-void MeanAbsolutePercentageError::update_state(const at::Tensor& preds, const at::Tensor& target) {
-  const auto [p, t] = regression_pair(name(), preds, target);
-  state(sum_abs_per_error_).add_(((p - t).abs() / t.abs().clamp_min(kSmallestTarget)).sum());
-  state(total_).add_(p.numel());
-}
-
-at::Tensor MeanAbsolutePercentageError::compute_value() {
-  return state(sum_abs_per_error_) / state(total_).to(at::kDouble);
+at::Tensor MeanAbsolutePercentageError::error(const at::Tensor& preds,
+                                              const at::Tensor& target) const {
+  return (preds - target).abs() / target.abs().clamp_min(kSmallestTarget);
 }
 
 }  // namespace fulgur::metrics

@@ -1,9 +1,8 @@
 #pragma once
 // MeanSquaredError (torchmetrics'): the mean of (preds - target)^2 over every element seen;
-// squared=false gives its square root (RMSE). States: the float64 sum and the count.
-#include <optional>
-
-#include "fulgur/metrics/metric.h"
+// squared=false gives its square root (RMSE). States: ElementwiseMean's, the sum named
+// "sum_squared_error".
+#include "fulgur/metrics/elementwise_mean.h"
 
 namespace fulgur::metrics {
 
@@ -11,18 +10,16 @@ struct MeanSquaredErrorOptions {
   bool squared = true;  // false: root mean squared error
 };
 
-class MeanSquaredError : public Metric {
+class MeanSquaredError : public ElementwiseMean {
  public:
   explicit MeanSquaredError(MeanSquaredErrorOptions options = {});
-  std::optional<bool> higher_is_better() const override { return false; }
 
  protected:
-  void update_state(const at::Tensor& preds, const at::Tensor& target) override;
   at::Tensor compute_value() override;
+  at::Tensor error(const at::Tensor& preds, const at::Tensor& target) const override;
 
  private:
   MeanSquaredErrorOptions options_;
-  StateId sum_squared_error_, total_;
 };
 
 }  // namespace fulgur::metrics

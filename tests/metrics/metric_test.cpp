@@ -33,6 +33,7 @@
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/metrics/roc.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
+#include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
 #include "metrics/thread_world.h"
 
 namespace fulgur::metrics {
@@ -165,6 +166,8 @@ std::vector<Case> cases() {
        },
        scores, labelled},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
+      {"SymmetricMeanAbsolutePercentageError",
+       [] { return std::make_unique<SymmetricMeanAbsolutePercentageError>(); }, yhat, y},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
       {"ExplainedVariance", [] { return std::make_unique<ExplainedVariance>(); }, yhat, y},
       // Shifted far from zero: the merge of per-update moments must stay exact.

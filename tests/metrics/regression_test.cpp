@@ -1,5 +1,6 @@
 // MeanSquaredError (and RMSE), MeanAbsoluteError, R2Score, ExplainedVariance,
-// MeanAbsolutePercentageError, PearsonCorrCoef, SpearmanCorrCoef and CosineSimilarity against
+// MeanAbsolutePercentageError, SymmetricMeanAbsolutePercentageError, MeanSquaredLogError,
+// PearsonCorrCoef, SpearmanCorrCoef and CosineSimilarity against
 // sklearn/scipy on random data fed in uneven batches, the multioutput modes and reductions, the
 // undefined cases, and the shape checks.
 #include <gmock/gmock.h>
@@ -14,10 +15,12 @@
 #include "fulgur/metrics/mean_absolute_error.h"
 #include "fulgur/metrics/mean_absolute_percentage_error.h"
 #include "fulgur/metrics/mean_squared_error.h"
+#include "fulgur/metrics/mean_squared_log_error.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
+#include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
 #include "metrics/reference.h"
 
 namespace fulgur::metrics {
@@ -64,6 +67,14 @@ TEST(Regression, MatchesSklearn) {
     MeanAbsolutePercentageError mape;
     checks.push_back({"mape", feed(mape, preds, target),
                       fmt::format("M.mean_absolute_percentage_error(y{0}, p{0})", seed)});
+    SymmetricMeanAbsolutePercentageError smape;
+    checks.push_back(
+        {"smape", feed(smape, preds, target),
+         fmt::format("np.mean(2 * np.abs(p{0} - y{0}) / (np.abs(p{0}) + np.abs(y{0})))", seed)});
+    // Non-negative data, as sklearn's mean_squared_log_error requires.
+    MeanSquaredLogError msle;
+    checks.push_back({"msle", feed(msle, preds.abs(), target.abs()),
+                      fmt::format("M.mean_squared_log_error(np.abs(y{0}), np.abs(p{0}))", seed)});
     PearsonCorrCoef pearson;
     checks.push_back(
         {"pearson", feed(pearson, preds, target), fmt::format("pearsonr(p{0}, y{0})[0]", seed)});
@@ -268,6 +279,28 @@ TEST(Regression, ChecksShapesAndSampleCount) {
                            torch::tensor({0.0, 4.0}, torch::kDouble))
                   .item<double>(),
               (1e-6 / 1.17e-6 + 0.5) / 2, 1e-12);
+  // Both 0: a denominator of 1.17e-6 and an error of 0; one of them 0: the largest error, 2.
+  SymmetricMeanAbsolutePercentageError smape;
+  EXPECT_DOUBLE_EQ(smape
+                       .forward(torch::tensor({0.0, 0.0, 3.0}, torch::kDouble),
+                                torch::tensor({0.0, 5.0, 1.0}, torch::kDouble))
+                       .item<double>(),
+                   (0 + 2 + 1.0) / 3);
+  MeanSquaredLogError msle;
+  EXPECT_THAT(
+      [&] {
+        msle.update(torch::tensor({0.5, -1.0}), torch::tensor({1.0, 2.0}));
+      },
+      ThrowsMessage<MetricError>(
+          HasSubstr("MeanSquaredLogError: preds and target must be greater than -1")));
+  EXPECT_EQ(msle.update_count(), 0);
+  // log(1 + x) is defined above -1, so small negative values are scored.
+  EXPECT_NEAR(msle.forward(torch::tensor({-0.5}), torch::tensor({1.0})).item<double>(),
+              std::pow(std::log(0.5) - std::log(2.0), 2), 1e-6);
+  // The sums keep torchmetrics' state names.
+  const auto state = msle.state_dict().toGenericDict();
+  EXPECT_TRUE(state.contains("sum_squared_log_error"));
+  EXPECT_TRUE(MeanAbsoluteError().state_dict().toGenericDict().contains("sum_abs_error"));
 }
 
 }  // namespace
