@@ -2,18 +2,16 @@
 
 #include <ATen/ATen.h>
 
-namespace fulgur::metrics {
+#include "fulgur/metrics/regression_inputs.h"
 
-namespace {
-constexpr double kSmallestTarget = 1.17e-06;  // torchmetrics' epsilon
-}  // namespace
+namespace fulgur::metrics {
 
 MeanAbsolutePercentageError::MeanAbsolutePercentageError()
     : ElementwiseMean("MeanAbsolutePercentageError", "sum_abs_per_error") {}
 
 at::Tensor MeanAbsolutePercentageError::error(const at::Tensor& preds,
                                               const at::Tensor& target) const {
-  return (preds - target).abs() / target.abs().clamp_min(kSmallestTarget);
+  return (preds - target).abs() / target.abs().clamp_min(kSmallestDenominator);
 }
 
 }  // namespace fulgur::metrics

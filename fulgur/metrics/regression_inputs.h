@@ -7,6 +7,10 @@
 
 namespace fulgur::metrics {
 
+// The smallest denominator the percentage errors divide by (torchmetrics' epsilon): a smaller
+// one counts as this instead of dividing by zero.
+constexpr double kSmallestDenominator = 1.17e-06;
+
 // (preds, target) as float64 tensors; MetricError naming `metric` when a tensor is missing or
 // the shapes differ.
 std::pair<at::Tensor, at::Tensor> regression_pair(const std::string& metric,

@@ -2,18 +2,16 @@
 
 #include <ATen/ATen.h>
 
-namespace fulgur::metrics {
+#include "fulgur/metrics/regression_inputs.h"
 
-namespace {
-constexpr double kSmallestScale = 1.17e-06;  // torchmetrics' epsilon
-}  // namespace
+namespace fulgur::metrics {
 
 SymmetricMeanAbsolutePercentageError::SymmetricMeanAbsolutePercentageError()
     : ElementwiseMean("SymmetricMeanAbsolutePercentageError", "sum_abs_per_error") {}
 
 at::Tensor SymmetricMeanAbsolutePercentageError::error(const at::Tensor& preds,
                                                        const at::Tensor& target) const {
-  return 2 * (preds - target).abs() / (preds.abs() + target.abs()).clamp_min(kSmallestScale);
+  return 2 * (preds - target).abs() / (preds.abs() + target.abs()).clamp_min(kSmallestDenominator);
 }
 
 }  // namespace fulgur::metrics
