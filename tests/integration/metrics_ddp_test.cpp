@@ -95,22 +95,31 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"multilabel_auroc_micro", "M.roc_auc_score(ml, s, average='micro')"},
       {"multilabel_average_precision_binned",
        "M.average_precision_score(ml, fl(1 / (1 + np.exp(-s))), average='macro')"},
+      // Each label's fpr and tpr at the 50 thresholds, from the highest down: [3, 2, 50].
+      {"multilabel_roc_binned", "[roc(1 / (1 + np.exp(-s[:, j])), ml[:, j]) for j in range(3)]"},
+      {"multilabel_hamming", "M.hamming_loss(ml, (s > 0).astype(int))"},
+      {"multilabel_exact_match", "M.accuracy_score(ml, (s > 0).astype(int))"},
   };
-  std::string script = testing::sklearn_prologue() +
-                       fmt::format(
-                           "from scipy.stats import spearmanr\n"
-                           "s = np.array({})\ny = np.array({})\nb = np.array({})\n"
-                           "t = np.array({})\nq = np.array({})\np = s.argmax(1)\n"
-                           "ml = np.array({})\n"
-                           "def softmax(x):\n"
-                           "    e = np.exp(x - x.max(1, keepdims=True))\n"
-                           "    return e / e.sum(1, keepdims=True)\n"
-                           // Scores rounded down to the binned metrics' 50 thresholds.
-                           "def fl(p):\n"
-                           "    thr = np.linspace(0, 1, 50)\n"
-                           "    return thr[np.searchsorted(thr, p, side='right') - 1]\n",
-                           testing::py(d.scores), testing::py(d.labels), testing::py(d.binary),
-                           testing::py(d.y), testing::py(d.yhat), testing::py(d.multilabel));
+  std::string script =
+      testing::sklearn_prologue() +
+      fmt::format(
+          "from scipy.stats import spearmanr\n"
+          "s = np.array({})\ny = np.array({})\nb = np.array({})\n"
+          "t = np.array({})\nq = np.array({})\np = s.argmax(1)\n"
+          "ml = np.array({})\n"
+          "def softmax(x):\n"
+          "    e = np.exp(x - x.max(1, keepdims=True))\n"
+          "    return e / e.sum(1, keepdims=True)\n"
+          // Scores rounded down to the binned metrics' 50 thresholds.
+          "def fl(p):\n"
+          "    thr = np.linspace(0, 1, 50)\n"
+          "    return thr[np.searchsorted(thr, p, side='right') - 1]\n"
+          "def roc(p, y):\n"
+          "    c = p[:, None] >= np.linspace(0, 1, 50)[None, :]\n"
+          "    tp, fp = (c & (y[:, None] == 1)).sum(0), (c & (y[:, None] == 0)).sum(0)\n"
+          "    return [fp[::-1] / (y == 0).sum(), tp[::-1] / (y == 1).sum()]\n",
+          testing::py(d.scores), testing::py(d.labels), testing::py(d.binary), testing::py(d.y),
+          testing::py(d.yhat), testing::py(d.multilabel));
   for (const auto& [name, expression] : references) script += "out(" + expression + ")\n";
   const auto rows = testing::number_rows(testing::run_python(script));
   ASSERT_EQ(rows.size(), references.size());

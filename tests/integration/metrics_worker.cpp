@@ -17,8 +17,10 @@
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
+#include "fulgur/metrics/exact_match.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/hamming_distance.h"
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/mean_absolute_percentage_error.h"
@@ -27,6 +29,7 @@
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/r2_score.h"
+#include "fulgur/metrics/roc.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/strategies/ddp.h"
 #include "integration/metrics_ddp_data.h"
@@ -87,6 +90,12 @@ fm::MetricCollection multilabel() {
       {"multilabel_average_precision_binned",
        std::make_shared<fm::AveragePrecision>(
            fm::AveragePrecisionOptions{.task = "multilabel", .num_labels = 3, .thresholds = 50})},
+      {"multilabel_roc_binned", std::make_shared<fm::ROC>(fm::ROCOptions{
+                                    .task = "multilabel", .num_labels = 3, .thresholds = 50})},
+      {"multilabel_hamming", std::make_shared<fm::HammingDistance>(
+                                 fm::ClassificationOptions{.task = "multilabel", .num_labels = 3})},
+      {"multilabel_exact_match", std::make_shared<fm::ExactMatch>(
+                                     fm::ExactMatchOptions{.task = "multilabel", .num_labels = 3})},
   });
 }
 
