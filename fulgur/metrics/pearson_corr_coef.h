@@ -8,6 +8,7 @@
 // samples raise MetricError; a constant preds or target gives NaN, as torchmetrics and scipy.
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "fulgur/metrics/metric.h"
 
@@ -25,8 +26,20 @@ class PearsonCorrCoef : public Metric {
   std::optional<bool> higher_is_better() const override { return true; }
 
  protected:
+  // For metrics built on the same moments (ConcordanceCorrCoef).
+  PearsonCorrCoef(std::string metric_name, PearsonCorrCoefOptions options);
   void update_state(const at::Tensor& preds, const at::Tensor& target) override;
   at::Tensor compute_value() override;
+
+  // Every update's moments merged: each a [num_outputs] float64 tensor.
+  struct Moments {
+    at::Tensor count, mean_pred, mean_target;
+    at::Tensor sq_dev_pred, sq_dev_target, co_dev;  // sums over the samples
+  };
+  // MetricError when fewer than 2 samples were seen.
+  Moments merged_moments() const;
+  // A [num_outputs] value as compute() returns it: 0-dim for one output.
+  at::Tensor per_output_value(const at::Tensor& value) const;
 
  private:
   PearsonCorrCoefOptions options_;

@@ -99,11 +99,23 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"multilabel_roc_binned", "[roc(1 / (1 + np.exp(-s[:, j])), ml[:, j]) for j in range(3)]"},
       {"multilabel_hamming", "M.hamming_loss(ml, (s > 0).astype(int))"},
       {"multilabel_exact_match", "M.accuracy_score(ml, (s > 0).astype(int))"},
+      {"calibration", "ece(softmax(s).argmax(1) == y, softmax(s).max(1), 10)"},
+      {"smape", "np.mean(2 * np.abs(q - t) / (np.abs(q) + np.abs(t)))"},
+      {"wmape", "np.abs(q - t).sum() / np.abs(t).sum()"},
+      {"concordance",
+       "2 * np.cov(q, t)[0, 1] / (np.var(q, ddof=1) + np.var(t, ddof=1) + (q.mean() - t.mean()) "
+       "** 2)"},
+      {"log_cosh", "np.log(np.cosh(q - t)).mean()"},
+      {"minkowski", "minkowski(q, t, 3)"},
+      {"msle", "M.mean_squared_log_error(np.abs(t), np.abs(q))"},
+      {"kl", "np.mean([entropy(a, c) for a, c in zip(softmax(s), 1 / (1 + np.exp(-s)))])"},
   };
   std::string script =
       testing::sklearn_prologue() +
       fmt::format(
-          "from scipy.stats import spearmanr\n"
+          "from scipy.stats import entropy, spearmanr\n"
+          "from scipy.spatial.distance import minkowski\n"
+          "from sklearn.calibration import calibration_curve\n"
           "s = np.array({})\ny = np.array({})\nb = np.array({})\n"
           "t = np.array({})\nq = np.array({})\np = s.argmax(1)\n"
           "ml = np.array({})\n"
@@ -114,6 +126,11 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
           "def fl(p):\n"
           "    thr = np.linspace(0, 1, 50)\n"
           "    return thr[np.searchsorted(thr, p, side='right') - 1]\n"
+          // The expected calibration error from sklearn's bins, weighted by their counts.
+          "def ece(right, conf, bins):\n"
+          "    true, pred = calibration_curve(right, conf, n_bins=bins)\n"
+          "    n = np.bincount(np.searchsorted(np.linspace(0, 1, bins + 1)[1:-1], conf))\n"
+          "    return (np.abs(true - pred) * n[n > 0]).sum() / len(conf)\n"
           "def roc(p, y):\n"
           "    c = p[:, None] >= np.linspace(0, 1, 50)[None, :]\n"
           "    tp, fp = (c & (y[:, None] == 1)).sum(0), (c & (y[:, None] == 0)).sum(0)\n"

@@ -14,7 +14,9 @@
 #include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/average_precision.h"
+#include "fulgur/metrics/calibration_error.h"
 #include "fulgur/metrics/cohen_kappa.h"
+#include "fulgur/metrics/concordance_corr_coef.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/exact_match.h"
@@ -22,15 +24,21 @@
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/hamming_distance.h"
 #include "fulgur/metrics/jaccard_index.h"
+#include "fulgur/metrics/kl_divergence.h"
+#include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/mean_absolute_percentage_error.h"
 #include "fulgur/metrics/mean_squared_error.h"
+#include "fulgur/metrics/mean_squared_log_error.h"
 #include "fulgur/metrics/metric_collection.h"
+#include "fulgur/metrics/minkowski_distance.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/metrics/roc.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
+#include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
+#include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
 #include "fulgur/strategies/ddp.h"
 #include "integration/metrics_ddp_data.h"
 
@@ -75,6 +83,19 @@ fm::MetricCollection classification() {
                               .task = "multiclass", .num_classes = 3, .weights = "quadratic"})},
       {"jaccard", std::make_shared<fm::JaccardIndex>(
                       fm::JaccardIndexOptions{.task = "multiclass", .num_classes = 3})},
+      {"calibration", std::make_shared<fm::CalibrationError>(fm::CalibrationErrorOptions{
+                          .task = "multiclass", .n_bins = 10, .num_classes = 3})},
+  });
+}
+
+// Fed yhat and y.
+fm::MetricCollection regression() {
+  return fm::MetricCollection({
+      {"smape", std::make_shared<fm::SymmetricMeanAbsolutePercentageError>()},
+      {"wmape", std::make_shared<fm::WeightedMeanAbsolutePercentageError>()},
+      {"concordance", std::make_shared<fm::ConcordanceCorrCoef>()},
+      {"log_cosh", std::make_shared<fm::LogCoshError>()},
+      {"minkowski", std::make_shared<fm::MinkowskiDistance>(fm::MinkowskiDistanceOptions{.p = 3})},
   });
 }
 
@@ -114,6 +135,7 @@ int main() {
 
     auto metrics = classification();
     auto labelled = multilabel();
+    auto regressed = regression();
     fm::AUROC binary_auroc({.task = "binary"});
     fm::MeanSquaredError mse;
     fm::R2Score r2;
@@ -123,10 +145,13 @@ int main() {
     fm::MeanAbsolutePercentageError mape;
     fm::SpearmanCorrCoef spearman;
     fm::CosineSimilarity cosine({.reduction = "mean"});
+    fm::MeanSquaredLogError msle;
+    fm::KLDivergence kl;
     for (int64_t a = begin; a < end; a += 16) {
       const int64_t b = std::min(a + 16, end);
       metrics.update(data.scores.slice(0, a, b), data.labels.slice(0, a, b));
       labelled.update(data.scores.slice(0, a, b), data.multilabel.slice(0, a, b));
+      regressed.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       binary_auroc.update(data.scores.slice(0, a, b).select(1, 0), data.binary.slice(0, a, b));
       mse.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       r2.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
@@ -136,6 +161,9 @@ int main() {
       mape.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       spearman.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
       cosine.update(data.scores.slice(0, a, b), data.scores.slice(0, a, b).softmax(1));
+      // Non-negative: log1p needs values above -1.
+      msle.update(data.yhat.slice(0, a, b).abs(), data.y.slice(0, a, b).abs());
+      kl.update(data.scores.slice(0, a, b).softmax(1), data.scores.slice(0, a, b).sigmoid());
     }
     std::map<std::string, fm::Metric*> singles{{"binary_auroc", &binary_auroc},
                                                {"mse", &mse},
@@ -145,9 +173,11 @@ int main() {
                                                {"explained_variance", &explained},
                                                {"mape", &mape},
                                                {"spearman", &spearman},
-                                               {"cosine_mean", &cosine}};
+                                               {"cosine_mean", &cosine},
+                                               {"msle", &msle},
+                                               {"kl", &kl}};
     std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
-    for (auto* collection : {&metrics, &labelled}) {
+    for (auto* collection : {&metrics, &labelled, &regressed}) {
       for (const auto& [name, value] : collection->compute()) {
         std::cout << "local_" << name << '=' << flat(value) << '\n';
       }
@@ -155,7 +185,7 @@ int main() {
     for (const auto& [name, metric] : singles) {
       std::cout << "local_" << name << '=' << flat(metric->compute()) << '\n';
     }
-    for (auto* collection : {&metrics, &labelled}) {
+    for (auto* collection : {&metrics, &labelled, &regressed}) {
       for (const auto& [name, value] : collection->compute(s)) {
         std::cout << "synced_" << name << '=' << flat(value) << '\n';
       }

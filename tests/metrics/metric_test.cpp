@@ -17,7 +17,9 @@
 #include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/average_precision.h"
+#include "fulgur/metrics/calibration_error.h"
 #include "fulgur/metrics/cohen_kappa.h"
+#include "fulgur/metrics/concordance_corr_coef.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/exact_match.h"
@@ -25,15 +27,19 @@
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/hamming_distance.h"
 #include "fulgur/metrics/jaccard_index.h"
+#include "fulgur/metrics/kl_divergence.h"
+#include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/minkowski_distance.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision_recall_curve.h"
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/metrics/roc.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
+#include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
 #include "metrics/thread_world.h"
 
 namespace fulgur::metrics {
@@ -165,14 +171,32 @@ std::vector<Case> cases() {
              ExactMatchOptions{.task = "multilabel", .num_labels = 3});
        },
        scores, labelled},
+      {"CalibrationError multiclass l2",
+       [] {
+         return std::make_unique<CalibrationError>(
+             CalibrationErrorOptions{.task = "multiclass", .norm = "l2", .num_classes = 3});
+       },
+       scores, labels},
       {"MeanSquaredError", [] { return std::make_unique<MeanSquaredError>(); }, yhat, y},
       {"SymmetricMeanAbsolutePercentageError",
        [] { return std::make_unique<SymmetricMeanAbsolutePercentageError>(); }, yhat, y},
+      {"WeightedMeanAbsolutePercentageError",
+       [] { return std::make_unique<WeightedMeanAbsolutePercentageError>(); }, yhat, y},
+      {"LogCoshError 3 outputs",
+       [] { return std::make_unique<LogCoshError>(LogCoshErrorOptions{.num_outputs = 3}); }, scores,
+       scores.softmax(1)},
+      {"MinkowskiDistance p=3",
+       [] { return std::make_unique<MinkowskiDistance>(MinkowskiDistanceOptions{.p = 3}); }, yhat,
+       y},
+      {"KLDivergence", [] { return std::make_unique<KLDivergence>(); }, scores.softmax(1),
+       scores.sigmoid()},
       {"R2Score", [] { return std::make_unique<R2Score>(); }, yhat, y},
       {"ExplainedVariance", [] { return std::make_unique<ExplainedVariance>(); }, yhat, y},
       // Shifted far from zero: the merge of per-update moments must stay exact.
       {"PearsonCorrCoef", [] { return std::make_unique<PearsonCorrCoef>(); }, yhat + 1e6, y},
       {"SpearmanCorrCoef", [] { return std::make_unique<SpearmanCorrCoef>(); }, yhat, y},
+      {"ConcordanceCorrCoef", [] { return std::make_unique<ConcordanceCorrCoef>(); }, yhat + 1e6,
+       y + 1e6},
       {"PearsonCorrCoef 3 outputs",
        [] { return std::make_unique<PearsonCorrCoef>(PearsonCorrCoefOptions{.num_outputs = 3}); },
        scores, scores.softmax(1)},
