@@ -109,6 +109,9 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"minkowski", "minkowski(q, t, 3)"},
       {"msle", "M.mean_squared_log_error(np.abs(t), np.abs(q))"},
       {"kl", "np.mean([entropy(a, c) for a, c in zip(softmax(s), 1 / (1 + np.exp(-s)))])"},
+      {"ndcg",
+       "np.mean([M.ndcg_score([y[np.arange(len(y)) % 11 == k]], [s[np.arange(len(y)) % 11 == k, "
+       "0]], k=5) for k in range(11)])"},
   };
   std::string script =
       testing::sklearn_prologue() +

@@ -35,6 +35,7 @@
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/r2_score.h"
+#include "fulgur/metrics/retrieval_normalized_dcg.h"
 #include "fulgur/metrics/roc.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
@@ -147,6 +148,9 @@ int main() {
     fm::CosineSimilarity cosine({.reduction = "mean"});
     fm::MeanSquaredLogError msle;
     fm::KLDivergence kl;
+    // Queries of documents on both ranks: sample i belongs to query i % 11.
+    fm::RetrievalNormalizedDCG ndcg({.top_k = 5});
+    const auto queries = torch::arange(data.labels.size(0)) % 11;
     for (int64_t a = begin; a < end; a += 16) {
       const int64_t b = std::min(a + 16, end);
       metrics.update(data.scores.slice(0, a, b), data.labels.slice(0, a, b));
@@ -164,6 +168,8 @@ int main() {
       // Non-negative: log1p needs values above -1.
       msle.update(data.yhat.slice(0, a, b).abs(), data.y.slice(0, a, b).abs());
       kl.update(data.scores.slice(0, a, b).softmax(1), data.scores.slice(0, a, b).sigmoid());
+      ndcg.update(data.scores.slice(0, a, b).select(1, 0), data.labels.slice(0, a, b),
+                  queries.slice(0, a, b));
     }
     std::map<std::string, fm::Metric*> singles{{"binary_auroc", &binary_auroc},
                                                {"mse", &mse},
@@ -175,7 +181,8 @@ int main() {
                                                {"spearman", &spearman},
                                                {"cosine_mean", &cosine},
                                                {"msle", &msle},
-                                               {"kl", &kl}};
+                                               {"kl", &kl},
+                                               {"ndcg", &ndcg}};
     std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
     for (auto* collection : {&metrics, &labelled, &regressed}) {
       for (const auto& [name, value] : collection->compute()) {
