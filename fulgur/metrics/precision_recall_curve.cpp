@@ -11,7 +11,11 @@
 namespace fulgur::metrics {
 
 PrecisionRecallCurve::PrecisionRecallCurve(PrecisionRecallCurveOptions options)
-    : CurveMetric("PrecisionRecallCurve", options.curve()) {}
+    : PrecisionRecallCurve("PrecisionRecallCurve", std::move(options)) {}
+
+PrecisionRecallCurve::PrecisionRecallCurve(std::string metric_name,
+                                           PrecisionRecallCurveOptions options)
+    : CurveMetric(std::move(metric_name), options.curve()) {}
 
 std::vector<PrecisionRecallPoints> PrecisionRecallCurve::curves() {
   std::vector<PrecisionRecallPoints> curves;
@@ -24,9 +28,8 @@ std::vector<PrecisionRecallPoints> PrecisionRecallCurve::curves() {
     const auto predicted = tps + curve.fps.slice(0, first).flip(0);
     const auto precision = at::where(predicted.gt(0), tps / predicted, at::zeros_like(tps));
     if (curve.positives == 0) {
-      warn(fmt::format(
-          "PrecisionRecallCurve: {} has no positive sample; its recall is NaN at every threshold",
-          curve_name(static_cast<int64_t>(c))));
+      warn(fmt::format("{}: {} has no positive sample; its recall is NaN at every threshold",
+                       name(), curve_name(static_cast<int64_t>(c))));
     }
     const auto recall = curve.positives > 0 ? tps / curve.positives : at::full_like(tps, NAN);
     curves.push_back({at::cat({precision, at::ones({1}, tps.options())}),

@@ -63,12 +63,10 @@ RetrievalMetric::RetrievalMetric(std::string name, RetrievalOptions options,
         "{}(aggregation=\"{}\") is not valid; choose \"mean\", \"median\", \"min\" or \"max\"",
         this->name(), a));
   }
-  preds_ =
-      add_state("preds", at::zeros({0}, at::TensorOptions().dtype(at::kDouble)), Reduction::Cat);
-  target_ =
-      add_state("target", at::zeros({0}, at::TensorOptions().dtype(at::kDouble)), Reduction::Cat);
-  indexes_ =
-      add_state("indexes", at::zeros({0}, at::TensorOptions().dtype(at::kLong)), Reduction::Cat);
+  const auto doubles = at::TensorOptions().dtype(at::kDouble);
+  preds_ = add_state("preds", at::zeros({0}, doubles), Reduction::Cat);
+  target_ = add_state("target", at::zeros({0}, doubles), Reduction::Cat);
+  indexes_ = add_state("indexes", at::zeros({0}, doubles.dtype(at::kLong)), Reduction::Cat);
 }
 
 void RetrievalMetric::update(const at::Tensor& preds, const at::Tensor& target,

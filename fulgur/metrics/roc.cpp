@@ -9,7 +9,10 @@
 
 namespace fulgur::metrics {
 
-ROC::ROC(ROCOptions options) : CurveMetric("ROC", options.curve()) {}
+ROC::ROC(ROCOptions options) : ROC("ROC", std::move(options)) {}
+
+ROC::ROC(std::string metric_name, ROCOptions options)
+    : CurveMetric(std::move(metric_name), options.curve()) {}
 
 std::vector<RocCurve> ROC::curves() {
   const auto counts = threshold_counts();
@@ -17,8 +20,8 @@ std::vector<RocCurve> ROC::curves() {
   const auto rate = [&](const at::Tensor& cleared, double total, int64_t index, const char* sample,
                         const char* rate_name) {
     if (total > 0) return cleared / total;
-    warn(fmt::format("ROC: {} has no {} sample; its {} positive rate is 0 at every threshold",
-                     curve_name(index), sample, rate_name));
+    warn(fmt::format("{}: {} has no {} sample; its {} positive rate is 0 at every threshold",
+                     name(), curve_name(index), sample, rate_name));
     return at::zeros_like(cleared);
   };
   std::vector<RocCurve> curves;

@@ -11,6 +11,7 @@
 // for the binned curves of a multiclass or multilabel task. The exact curves of several
 // classes differ in length, so there compute() raises MetricError and curves() gives each.
 // Inputs, thresholds and states: CurveMetric.
+#include <string>
 #include <vector>
 
 #include "fulgur/metrics/curve_metric.h"
@@ -34,6 +35,8 @@ class ROC : public CurveMetric {
   std::vector<RocCurve> curves();
 
  protected:
+  // For the metrics that read an operating point off the curve (SensitivityAtSpecificity, ...).
+  ROC(std::string metric_name, ROCOptions options);
   at::Tensor compute_value() override;
 };
 

@@ -36,7 +36,9 @@
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision_recall_curve.h"
 #include "fulgur/metrics/r2_score.h"
+#include "fulgur/metrics/recall_at_fixed_precision.h"
 #include "fulgur/metrics/roc.h"
+#include "fulgur/metrics/sensitivity_at_specificity.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
 #include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
@@ -171,6 +173,18 @@ std::vector<Case> cases() {
              ExactMatchOptions{.task = "multilabel", .num_labels = 3});
        },
        scores, labelled},
+      {"SensitivityAtSpecificity binned multiclass",
+       [] {
+         return std::make_unique<SensitivityAtSpecificity>(
+             0.6, ROCOptions{.task = "multiclass", .num_classes = 3, .thresholds = 20});
+       },
+       scores, labels},
+      {"RecallAtFixedPrecision exact binary",
+       [] {
+         return std::make_unique<RecallAtFixedPrecision>(
+             0.5, PrecisionRecallCurveOptions{.task = "binary"});
+       },
+       scores.select(1, 0).contiguous(), binary},
       {"CalibrationError multiclass l2",
        [] {
          return std::make_unique<CalibrationError>(
