@@ -7,6 +7,7 @@
 #include "fulgur/callbacks/progress_bar.h"
 #include "fulgur/connectors/logger_connector.h"
 #include "fulgur/errors.h"
+#include "fulgur/metrics/metric_collection.h"
 #include "fulgur/strategies/gather_ranks.h"
 #include "fulgur/strategies/strategy.h"
 #include "fulgur/trainer.h"
@@ -53,6 +54,12 @@ void Module::log(const std::string& name, const std::shared_ptr<metrics::Metric>
 
 void Module::log_dict(const std::map<std::string, torch::Tensor>& values, LogOptions options) {
   for (const auto& [name, value] : values) log(name, value, options);
+}
+
+void Module::log_dict(const std::shared_ptr<metrics::MetricCollection>& collection,
+                      LogOptions options) {
+  if (!collection) throw MisconfigurationError("log_dict() got no MetricCollection");
+  for (const auto& [key, metric] : collection->items()) log(key, metric, options);
 }
 
 std::vector<std::shared_ptr<Optimizer>> Module::optimizers() {

@@ -29,6 +29,7 @@ class Callback;
 class DataLoader;
 namespace metrics {
 class Metric;
+class MetricCollection;
 }  // namespace metrics
 
 class Module : public torch::nn::Module {
@@ -52,6 +53,10 @@ class Module : public torch::nn::Module {
   // ranks), after which the Trainer resets the metric.
   void log(const std::string& name, const std::shared_ptr<metrics::Metric>& metric,
            LogOptions options = {});
+  // Each metric of the collection, as log(key, metric) under its compute() key (Lightning's
+  // log_dict of a MetricCollection).
+  void log_dict(const std::shared_ptr<metrics::MetricCollection>& collection,
+                LogOptions options = {});
 
   // ---- optimization ----
   bool automatic_optimization() const { return automatic_optimization_; }

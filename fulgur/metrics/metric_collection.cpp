@@ -45,6 +45,19 @@ void MetricCollection::update(const at::Tensor& preds, const at::Tensor& target)
   for (auto& entry : metrics_) entry.second->update(preds, target);
 }
 
+std::map<std::string, at::Tensor> MetricCollection::forward(const at::Tensor& preds,
+                                                            const at::Tensor& target) {
+  std::map<std::string, at::Tensor> out;
+  for (auto& entry : metrics_) out[key(entry.first)] = entry.second->forward(preds, target);
+  return out;
+}
+
+std::vector<MetricCollection::Entry> MetricCollection::items() const {
+  std::vector<Entry> out;
+  for (const auto& [name, metric] : metrics_) out.emplace_back(key(name), metric);
+  return out;
+}
+
 std::map<std::string, at::Tensor> MetricCollection::compute() {
   std::map<std::string, at::Tensor> out;
   for (auto& entry : metrics_) out[key(entry.first)] = entry.second->compute();

@@ -28,9 +28,15 @@ class MetricCollection {
   // The metric called `name`; ConfigError naming the known ones when there is none.
   Metric& at(const std::string& name) const;
   std::vector<std::string> names() const;
+  // The metrics under compute()'s keys (prefix + name + postfix), in insertion order: what
+  // Module::log_dict logs.
+  std::vector<Entry> items() const;
   size_t size() const { return metrics_.size(); }
 
   void update(const at::Tensor& preds, const at::Tensor& target = at::Tensor());
+  // Each metric's forward(): updated with the batch, and its value on this batch alone.
+  std::map<std::string, at::Tensor> forward(const at::Tensor& preds,
+                                            const at::Tensor& target = at::Tensor());
   std::map<std::string, at::Tensor> compute();
   // Each metric's value over every rank (sync, compute, unsync).
   std::map<std::string, at::Tensor> compute(Strategy& strategy);

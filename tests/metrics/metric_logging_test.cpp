@@ -10,6 +10,8 @@
 #include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/metric_collection.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/trainer.h"
 #include "trainer/recording.h"
@@ -83,6 +85,9 @@ class Classifier : public Module {
   std::vector<double> batch_values;
   std::vector<torch::Tensor> val_predictions, val_targets;
 
+ protected:
+  torch::Tensor layer(const torch::Tensor& x) { return layer_->forward(x); }
+
  private:
   torch::nn::Linear layer_{nullptr};
 };
@@ -133,6 +138,70 @@ TEST(MetricLogging, StepValuesAreBatchValuesEpochValuesAreComputeAndEachEpochSta
   const double expected = preds.eq(targets).to(torch::kDouble).mean().item<double>();
   EXPECT_NEAR(trainer.callback_metrics().at("val_acc"), expected, 1e-6);
   EXPECT_EQ(module.val_acc->update_count(), 3);
+}
+
+// Logs MetricCollections with log_dict, as Lightning's self.log_dict(collection): forward in
+// training (step and epoch values), update in validation (epoch values).
+class CollectionClassifier : public Classifier {
+ public:
+  torch::Tensor training_step(Batch& batch, int64_t) override {
+    auto logits = layer(batch.data);
+    const auto values = train->forward(logits, batch.target);
+    batch_f1.push_back(values.at("train_f1").item<double>());
+    log_dict(train, {.on_step = true, .on_epoch = true});
+    return torch::cross_entropy_loss(logits, batch.target);
+  }
+  void validation_step(Batch& batch, int64_t) override {
+    auto logits = layer(batch.data);
+    val->update(logits, batch.target);
+    val_predictions.push_back(logits.argmax(1));
+    val_targets.push_back(batch.target);
+    log_dict(val);
+  }
+  static std::shared_ptr<MetricCollection> collection(const std::string& prefix) {
+    auto macro = three_classes();
+    macro.average = "macro";
+    return std::make_shared<MetricCollection>(
+        std::vector<MetricCollection::Entry>{{"acc", std::make_shared<Accuracy>(three_classes())},
+                                             {"f1", std::make_shared<F1Score>(macro)}},
+        MetricCollectionOptions{.prefix = prefix});
+  }
+  std::shared_ptr<MetricCollection> train = collection("train_"), val = collection("val_");
+  std::vector<double> batch_f1;
+};
+
+TEST(MetricLogging, LogDictOfAMetricCollectionLogsEachMetricObject) {
+  CollectionClassifier module;
+  auto memory = std::make_shared<testing::MemoryLogger>();
+  Trainer trainer({.logger = memory,
+                   .max_epochs = 2,
+                   .num_sanity_val_steps = 1,
+                   .log_every_n_steps = 1,
+                   .enable_checkpointing = false,
+                   .enable_progress_bar = false,
+                   .enable_model_summary = false});
+  trainer.fit(module, loader(32, 1), loader(24, 2));
+  std::vector<double> f1_steps;
+  for (const auto& [step, metrics] : memory->rows) {
+    if (metrics.contains("train_f1_step")) f1_steps.push_back(metrics.at("train_f1_step"));
+  }
+  ASSERT_EQ(f1_steps.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(f1_steps[i], module.batch_f1[i], 1e-6);
+  // The validation epoch values: each metric's compute() over the last run's 24 samples.
+  const auto preds = torch::cat(
+      std::vector<torch::Tensor>(module.val_predictions.end() - 3, module.val_predictions.end()));
+  const auto targets = torch::cat(
+      std::vector<torch::Tensor>(module.val_targets.end() - 3, module.val_targets.end()));
+  auto macro = three_classes();
+  macro.average = "macro";
+  F1Score f1(macro);
+  f1.update(preds, targets);
+  const auto& logged = trainer.callback_metrics();
+  EXPECT_NEAR(logged.at("val_f1"), f1.compute().item<double>(), 1e-6);
+  EXPECT_NEAR(logged.at("val_acc"), preds.eq(targets).to(torch::kDouble).mean().item<double>(),
+              1e-6);
+  EXPECT_TRUE(logged.contains("train_acc_epoch"));
+  EXPECT_EQ(module.val->at("acc").update_count(), 3);  // reset after the sanity check and epoch 1
 }
 
 class UpdateOnly : public Classifier {
