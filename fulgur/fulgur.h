@@ -52,6 +52,7 @@
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/average_precision.h"
 #include "fulgur/metrics/calibration_error.h"
+#include "fulgur/metrics/cat_metric.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/concordance_corr_coef.h"
 #include "fulgur/metrics/confusion_matrix.h"

@@ -49,6 +49,11 @@ std::pair<at::Tensor, at::Tensor> BaseAggregator::clean(const at::Tensor& value,
   return {at::where(nan, at::full({}, left_out, v.options()), v), at::logical_not(nan)};
 }
 
+bool BaseAggregator::leaves_nan_out() const {
+  const auto* strategy = std::get_if<std::string>(&options_.nan_strategy);
+  return strategy && (*strategy == "warn" || *strategy == "ignore");
+}
+
 at::Tensor BaseAggregator::compute_value() {
   const auto* strategy = std::get_if<std::string>(&options_.nan_strategy);
   if (strategy && *strategy == "warn") {

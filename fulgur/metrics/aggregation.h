@@ -36,6 +36,8 @@ class BaseAggregator : public Metric {
   at::Tensor compute_value() override;
   // The subclass' compute_value(); the base adds the warning.
   virtual at::Tensor aggregate() = 0;
+  // Whether NaN values are left out ("warn", "ignore") rather than kept, replaced or refused.
+  bool leaves_nan_out() const;
 
  private:
   AggregationOptions options_;

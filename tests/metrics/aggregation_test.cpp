@@ -1,4 +1,5 @@
-// MeanMetric (weighted), SumMetric, MaxMetric, MinMetric and their nan_strategy choices.
+// MeanMetric (weighted), SumMetric, MaxMetric, MinMetric, CatMetric and their nan_strategy
+// choices; CatMetric across two thread ranks.
 #include "fulgur/metrics/aggregation.h"
 
 #include <gmock/gmock.h>
@@ -7,9 +8,13 @@
 
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 #include "fulgur/errors.h"
+#include "fulgur/metrics/cat_metric.h"
 #include "fulgur/metrics/metric_error.h"
+#include "metrics/thread_world.h"
 
 namespace fulgur::metrics {
 namespace {
@@ -74,6 +79,50 @@ TEST(Aggregation, NanStrategies) {
   MaxMetric empty;
   empty.update(torch::tensor({kNaN}));
   EXPECT_EQ(value(empty), -std::numeric_limits<double>::infinity());
+}
+
+TEST(CatMetric, JoinsEveryValueInOrder) {
+  CatMetric cat;
+  EXPECT_FALSE(cat.is_scalar());
+  cat.update(torch::tensor({{1.0, 2.0}, {3.0, 4.0}}));
+  cat.update(torch::tensor(5.0f));
+  cat.update(torch::zeros({0}));
+  EXPECT_TRUE(
+      torch::equal(cat.compute(), torch::tensor({1.0, 2.0, 3.0, 4.0, 5.0}, torch::kDouble)));
+  // NaN: left out (warn, ignore) at compute(), replaced, kept (disable) or refused (error).
+  const auto with_nan = torch::tensor({1.0, kNaN, 3.0});
+  CatMetric warn, replace({.nan_strategy = -1.0}), disable({.nan_strategy = "disable"}),
+      error({.nan_strategy = "error"});
+  warn.update(with_nan);
+  EXPECT_TRUE(torch::equal(warn.compute(), torch::tensor({1.0, 3.0}, torch::kDouble)));
+  replace.update(with_nan);
+  EXPECT_TRUE(torch::equal(replace.compute(), torch::tensor({1.0, -1.0, 3.0}, torch::kDouble)));
+  disable.update(with_nan);
+  EXPECT_EQ(disable.compute().size(0), 3);
+  EXPECT_TRUE(std::isnan(disable.compute()[1].item<double>()));
+  EXPECT_THAT([&] { error.update(with_nan); },
+              ThrowsMessage<MetricError>(HasSubstr("CatMetric: the value contains NaN")));
+}
+
+TEST(CatMetric, SyncedValuesAreEveryRanksInRankOrder) {
+  testing::ThreadWorld world(2);
+  std::mutex mutex;
+  std::vector<torch::Tensor> synced(2);
+  world.run([&](int rank) {
+    testing::ThreadRank strategy(world, rank);
+    CatMetric cat;
+    if (rank == 0) {
+      cat.update(torch::tensor({1.0, 2.0, 3.0}));
+    } else {
+      cat.update(torch::tensor({kNaN, 7.0}));  // fewer values; the NaN is left out
+    }
+    auto all = cat.compute(strategy);
+    std::lock_guard<std::mutex> lock(mutex);
+    synced[rank] = all;
+  });
+  for (const auto& s : synced) {
+    EXPECT_TRUE(torch::equal(s, torch::tensor({1.0, 2.0, 3.0, 7.0}, torch::kDouble))) << s;
+  }
 }
 
 }  // namespace
