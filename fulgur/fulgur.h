@@ -75,6 +75,7 @@
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/minkowski_distance.h"
 #include "fulgur/metrics/operating_point.h"
+#include "fulgur/metrics/operating_point_metric.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/precision_at_fixed_recall.h"
