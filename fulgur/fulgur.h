@@ -83,6 +83,7 @@
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/metrics/recall.h"
 #include "fulgur/metrics/recall_at_fixed_precision.h"
+#include "fulgur/metrics/retrieval_auroc.h"
 #include "fulgur/metrics/retrieval_fall_out.h"
 #include "fulgur/metrics/retrieval_hit_rate.h"
 #include "fulgur/metrics/retrieval_map.h"

@@ -1,7 +1,8 @@
 // The retrieval metrics against per-query references in numpy and sklearn
-// (average_precision_score, ndcg_score with tied scores): documents of 40 queries arriving in
-// shuffled order over uneven batches, each top_k, the empty-query actions, the aggregations,
-// ignore_index; forward's batch value; the documents of two thread ranks synced; the errors.
+// (average_precision_score, roc_auc_score and ndcg_score with tied scores): documents of 40 queries
+// arriving in shuffled order over uneven batches, each top_k, the empty-query actions, the
+// aggregations, ignore_index; forward's batch value; the documents of two thread ranks synced; the
+// errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -14,6 +15,7 @@
 #include "fulgur/errors.h"
 #include "fulgur/metrics/metric_collection.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/retrieval_auroc.h"
 #include "fulgur/metrics/retrieval_fall_out.h"
 #include "fulgur/metrics/retrieval_hit_rate.h"
 #include "fulgur/metrics/retrieval_map.h"
@@ -86,6 +88,9 @@ def mrr(r, k):
     hits = np.flatnonzero(r[:k] > 0)
     return 1.0 / (hits[0] + 1) if len(hits) else 0.0
 lower_median = lambda v: np.sort(v)[(len(v) - 1) // 2]
+def auc_k(s, y, k):
+    top = np.argsort(-s, kind='stable')[:k]
+    return M.roc_auc_score(y[top], s[top]) if 0 < y[top].sum() < len(top) else 0.0
 )";
 
 TEST(Retrieval, MatchesPerQueryReferences) {
@@ -130,6 +135,11 @@ TEST(Retrieval, MatchesPerQueryReferences) {
   add("fall-out top 3", RetrievalFallOut({.top_k = 3}), s, y,
       "per_query(lambda s, y, r: (r[:3] == 0).sum() / (r == 0).sum(), S, Y, Q, 'pos', "
       "need=lambda y: (y == 0).any())");
+  add("auroc tied", RetrievalAUROC(), tied, y,
+      "per_query(lambda s, y, r: M.roc_auc_score(y, s) if 0 < y.sum() < len(y) else 0.0, T, Y, "
+      "Q)");
+  add("auroc top 6", RetrievalAUROC({.top_k = 6}), s, y,
+      "per_query(lambda s, y, r: auc_k(s, y, 6), S, Y, Q)");
   add("ndcg tied", RetrievalNormalizedDCG(), tied, d.grades,
       "per_query(lambda s, y, r: M.ndcg_score([y], [s]), T, G, Q)");
   add("ndcg tied top 4", RetrievalNormalizedDCG({.top_k = 4}), tied, d.grades,
