@@ -4,7 +4,7 @@
 // (rank 0's first), also when the ranks hold different numbers of values. A cat state, so
 // memory grows with the values. NaN values follow AggregationOptions::nan_strategy (left out
 // at compute(), so no update reads from the device; "warn" also warns there).
-#include "fulgur/metrics/aggregation.h"
+#include "fulgur/metrics/base_aggregator.h"
 
 namespace fulgur::metrics {
 

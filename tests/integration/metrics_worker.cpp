@@ -11,7 +11,6 @@
 
 #include "fulgur/connectors/accelerator_connector.h"
 #include "fulgur/metrics/accuracy.h"
-#include "fulgur/metrics/aggregation.h"
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/average_precision.h"
 #include "fulgur/metrics/calibration_error.h"
@@ -28,6 +27,7 @@
 #include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/mean_absolute_percentage_error.h"
+#include "fulgur/metrics/mean_metric.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/mean_squared_log_error.h"
 #include "fulgur/metrics/metric_collection.h"

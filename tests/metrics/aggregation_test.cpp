@@ -1,7 +1,5 @@
 // MeanMetric (weighted), SumMetric, MaxMetric, MinMetric, CatMetric and their nan_strategy
 // choices; CatMetric across two thread ranks.
-#include "fulgur/metrics/aggregation.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -13,7 +11,11 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/cat_metric.h"
+#include "fulgur/metrics/max_metric.h"
+#include "fulgur/metrics/mean_metric.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/min_metric.h"
+#include "fulgur/metrics/sum_metric.h"
 #include "metrics/thread_world.h"
 
 namespace fulgur::metrics {

@@ -1,6 +1,6 @@
 #pragma once
-// The aggregation metrics (torchmetrics' aggregation module): a running MeanMetric (weighted),
-// SumMetric, MaxMetric and MinMetric of the values passed to update(value, weight). Values
+// BaseAggregator: what torchmetrics' aggregation metrics share (MeanMetric, SumMetric,
+// MaxMetric, MinMetric, CatMetric): the values passed to update(value, weight). Values
 // may be numbers of any shape; every element counts. States are float64 and merge across
 // processes by sum (mean: weighted sum and weight), max or min.
 //
@@ -13,8 +13,8 @@
 //   a number   it is replaced by that number
 // Before any update compute() raises MetricError (see Metric). A MeanMetric whose weights sum
 // to 0 is NaN; a Max/MinMetric that saw only left-out values is -inf/+inf.
-#include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "fulgur/metrics/metric.h"
@@ -25,7 +25,7 @@ struct AggregationOptions {
   std::variant<std::string, double> nan_strategy = std::string("warn");
 };
 
-// The NaN handling and the "nan_count" state the four share.
+// The NaN handling and the "nan_count" state every aggregator has.
 class BaseAggregator : public Metric {
  protected:
   // Raises ConfigError for an unknown nan_strategy.
@@ -42,55 +42,6 @@ class BaseAggregator : public Metric {
  private:
   AggregationOptions options_;
   StateId nan_count_;
-};
-
-class MeanMetric : public BaseAggregator {
- public:
-  explicit MeanMetric(AggregationOptions options = {});
-
- protected:
-  // weight: broadcastable to value's shape (undefined: 1 each).
-  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
-  at::Tensor aggregate() override;
-
- private:
-  StateId mean_value_, weight_;
-};
-
-class SumMetric : public BaseAggregator {
- public:
-  explicit SumMetric(AggregationOptions options = {});
-
- protected:
-  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
-  at::Tensor aggregate() override;
-
- private:
-  StateId sum_value_;
-};
-
-class MaxMetric : public BaseAggregator {
- public:
-  explicit MaxMetric(AggregationOptions options = {});
-
- protected:
-  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
-  at::Tensor aggregate() override;
-
- private:
-  StateId max_value_;
-};
-
-class MinMetric : public BaseAggregator {
- public:
-  explicit MinMetric(AggregationOptions options = {});
-
- protected:
-  void update_state(const at::Tensor& value, const at::Tensor& weight) override;
-  at::Tensor aggregate() override;
-
- private:
-  StateId min_value_;
 };
 
 }  // namespace fulgur::metrics
