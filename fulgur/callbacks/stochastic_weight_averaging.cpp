@@ -20,11 +20,6 @@
 namespace fulgur {
 namespace {
 
-torch::Tensor running_mean(const torch::Tensor& averaged, const torch::Tensor& current,
-                           const torch::Tensor& count) {
-  return averaged + (current - averaged) / (count + 1);
-}
-
 torch::Device device_of(Module& module) {
   const auto params = module.parameters();
   return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
@@ -65,7 +60,7 @@ StochasticWeightAveraging::StochasticWeightAveraging(StochasticWeightAveragingOp
     throw MisconfigurationError(fmt::format(
         "annealing_epochs must be equal or greater than 0, got {}", options_.annealing_epochs));
   }
-  if (!options_.avg_fn) options_.avg_fn = running_mean;
+  if (!options_.avg_fn) options_.avg_fn = swa_avg_fn();
 }
 
 StochasticWeightAveraging::~StochasticWeightAveraging() = default;

@@ -16,7 +16,6 @@
 #include <torch/nn/module.h>
 #include <torch/types.h>
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,15 +24,12 @@
 #include <vector>
 
 #include "fulgur/callbacks/callback.h"
+#include "fulgur/optim/averaging_function.h"
 
 namespace fulgur {
 
 class SWALR;
 struct SchedulerConfig;
-
-// (averaged value, the Module's value, how many were averaged so far) -> the new average.
-using AveragingFunction = std::function<torch::Tensor(
-    const torch::Tensor& averaged, const torch::Tensor& current, const torch::Tensor& count)>;
 
 struct StochasticWeightAveragingOptions {
   // One rate for every param group, or one per group; each > 0 (Lightning's float or list).
@@ -43,7 +39,7 @@ struct StochasticWeightAveragingOptions {
   std::variant<int64_t, double> swa_epoch_start = 0.8;
   int64_t annealing_epochs = 10;
   std::string annealing_strategy = "cos";  // or "linear"
-  // Empty: the running mean, averaged + (current - averaged) / (count + 1).
+  // Empty: swa_avg_fn(), the running mean.
   AveragingFunction avg_fn;
   // Where the averaged copy lives; nullopt: the Module's device.
   std::optional<torch::Device> device = torch::Device(torch::kCPU);

@@ -1,5 +1,8 @@
 #include "fulgur/cli/callback_registry.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <chrono>
 #include <map>
 #include <optional>
@@ -8,13 +11,11 @@
 #include <variant>
 #include <vector>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include "fulgur/callbacks/backbone_finetuning.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
+#include "fulgur/callbacks/ema_weight_averaging.h"
 #include "fulgur/callbacks/gradient_accumulation_scheduler.h"
 #include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/learning_rate_monitor.h"
@@ -25,6 +26,7 @@
 #include "fulgur/callbacks/stochastic_weight_averaging.h"
 #include "fulgur/callbacks/throughput_monitor.h"
 #include "fulgur/callbacks/timer.h"
+#include "fulgur/callbacks/weight_averaging.h"
 
 namespace fulgur {
 namespace {
@@ -174,6 +176,23 @@ void bind_stochastic_weight_averaging(OptionSchema& a, StochasticWeightAveraging
   add_swa_epoch_start(a, o.swa_epoch_start);
   a.add("annealing_epochs", o.annealing_epochs, "epochs SWALR takes to reach swa_lrs");
   a.add("annealing_strategy", o.annealing_strategy, "cos or linear");
+}
+
+// avg_fn is code (WeightAveraging's mean stays) and device the Module's, Lightning's defaults.
+void bind_weight_averaging(OptionSchema& a, WeightAveragingOptions& o) {
+  a.add("use_buffers", o.use_buffers, "average the buffers too (false: copy the Module's)");
+}
+
+void bind_ema_weight_averaging(OptionSchema& a, EMAWeightAveragingOptions& o) {
+  a.add("use_buffers", o.use_buffers, "average the buffers too (false: copy the Module's)");
+  a.add("decay", o.decay,
+        "the average's weight at each update: decay * average + (1 - decay) * now");
+  a.add("update_every_n_steps", o.update_every_n_steps,
+        "update after every n-th optimizer step (0: never)");
+  a.add("update_starting_at_step", o.update_starting_at_step,
+        "the first step index that updates (null: 0)");
+  a.add("update_starting_at_epoch", o.update_starting_at_epoch,
+        "also update after each epoch from this index (null: never)");
 }
 
 void bind_learning_rate_monitor(OptionSchema& a, LearningRateMonitorOptions& o) {
@@ -348,6 +367,12 @@ ComponentRegistry<Callback>& callback_registry() {
         "StochasticWeightAveraging", "averages the weights of the last epochs (SWA)",
         bind_stochastic_weight_averaging,
         make_callback<StochasticWeightAveraging, StochasticWeightAveragingOptions>);
+    r->add<WeightAveragingOptions>(
+        "WeightAveraging", "averages the weights after every optimizer step (the mean)",
+        bind_weight_averaging, make_callback<WeightAveraging, WeightAveragingOptions>);
+    r->add<EMAWeightAveragingOptions>(
+        "EMAWeightAveraging", "an exponential moving average of the weights",
+        bind_ema_weight_averaging, make_callback<EMAWeightAveraging, EMAWeightAveragingOptions>);
     r->add<EarlyStoppingOptions>(
         "EarlyStopping", "stops fitting when a monitored metric stops improving",
         bind_early_stopping, make_callback<EarlyStopping, EarlyStoppingOptions>);

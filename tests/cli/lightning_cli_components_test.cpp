@@ -10,14 +10,15 @@
 #include <fstream>
 
 #include "fulgur/callbacks/backbone_finetuning.h"
-#include "fulgur/callbacks/model_pruning.h"
 #include "fulgur/callbacks/batch_size_finder.h"
 #include "fulgur/callbacks/device_stats_monitor.h"
 #include "fulgur/callbacks/early_stopping.h"
+#include "fulgur/callbacks/ema_weight_averaging.h"
 #include "fulgur/callbacks/gradient_accumulation_scheduler.h"
 #include "fulgur/callbacks/learning_rate_finder.h"
 #include "fulgur/callbacks/learning_rate_monitor.h"
 #include "fulgur/callbacks/model_checkpoint.h"
+#include "fulgur/callbacks/model_pruning.h"
 #include "fulgur/callbacks/model_summary.h"
 #include "fulgur/callbacks/on_exception_checkpoint.h"
 #include "fulgur/callbacks/stochastic_weight_averaging.h"
@@ -35,10 +36,10 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kCallbacks =
-    "BackboneFinetuning, BatchSizeFinder, DeviceStatsMonitor, EarlyStopping, "
+    "BackboneFinetuning, BatchSizeFinder, DeviceStatsMonitor, EMAWeightAveraging, EarlyStopping, "
     "GradientAccumulationScheduler, LearningRateFinder, LearningRateMonitor, ModelCheckpoint, "
     "ModelPruning, ModelSummary, OnExceptionCheckpoint, StochasticWeightAveraging, "
-    "ThroughputMonitor, Timer";
+    "ThroughputMonitor, Timer, WeightAveraging";
 
 class CLIComponentsTest : public ::testing::Test {
  protected:
@@ -475,6 +476,39 @@ TEST_F(CLIComponentsTest, StochasticWeightAveragingTakesLightningsInitArgs) {
   EXPECT_EQ(error_of({"fit", "--config", bad}),
             "invalid value '[0.01, x]' for trainer.callbacks[0].init_args.swa_lrs in config " +
                 bad + ": expected float|list[float]");
+}
+
+TEST_F(CLIComponentsTest, WeightAveragingCallbacksTakeLightningsInitArgs) {
+  const std::string c = write(
+      "c.yaml",
+      "trainer:\n"
+      "  callbacks:\n"
+      "    - class_path: lightning.pytorch.callbacks.EMAWeightAveraging\n"
+      "      init_args: {decay: 0.99, update_every_n_steps: 4, update_starting_at_step: 100,\n"
+      "                  use_buffers: false}\n"
+      "    - class_path: WeightAveraging\n");
+  ASSERT_EQ(cli->parse({"fit", "--config", c}), CLIAction::Run);
+  auto ema = callback<EMAWeightAveraging>(0);
+  ASSERT_NE(ema, nullptr);
+  EXPECT_EQ(ema->options().decay, 0.99);
+  EXPECT_EQ(ema->options().update_every_n_steps, 4);
+  EXPECT_EQ(ema->options().update_starting_at_step, 100);
+  EXPECT_FALSE(ema->options().use_buffers);
+  EXPECT_EQ(ema->options().update_starting_at_epoch, std::nullopt);  // the default stays
+  EXPECT_NE(callback<WeightAveraging>(1), nullptr);
+
+  const std::string bad = write("bad.yaml",
+                                "trainer:\n"
+                                "  callbacks:\n"
+                                "    - class_path: EMAWeightAveraging\n"
+                                "      init_args: {decay: 2}\n");
+  // The callback's own check, as it is built.
+  try {
+    cli->parse({"fit", "--config", bad});
+    ADD_FAILURE() << "no error";
+  } catch (const MisconfigurationError& e) {
+    EXPECT_STREQ(e.what(), "EMAWeightAveraging: decay must be in [0, 1], got 2");
+  }
 }
 
 TEST_F(CLIComponentsTest, ModelPruningTakesLightningsInitArgs) {
