@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <limits>
 
@@ -45,6 +46,21 @@ std::pair<at::Tensor, at::Tensor> BaseAggregator::clean(const at::Tensor& value,
   }
   state(nan_count_).add_(nan.sum());
   return {at::where(nan, at::full({}, left_out, v.options()), v), at::logical_not(nan)};
+}
+
+std::pair<at::Tensor, at::Tensor> BaseAggregator::weighted_sums(const at::Tensor& value,
+                                                                const at::Tensor& weight) {
+  auto [v, counts] = clean(value, 0.0);
+  auto w =
+      weight.defined() ? weight.detach().to(v.device(), at::kDouble) : at::ones({}, v.options());
+  if (!at::is_expandable_to(w.sizes(), v.sizes())) {
+    fail(fmt::format("weight of shape [{}] does not broadcast to the value's shape [{}]",
+                     fmt::join(w.sizes(), ", "), fmt::join(v.sizes(), ", ")));
+  }
+  w = w.expand(v.sizes());
+  // A left-out value weighs nothing (its weight may be NaN too).
+  if (counts.defined()) w = at::where(counts, w, at::zeros({}, w.options()));
+  return {(v * w).sum(), w.sum()};
 }
 
 bool BaseAggregator::leaves_nan_out() const {

@@ -33,6 +33,10 @@ class BaseAggregator : public Metric {
   // `value` as float64 with NaNs replaced by `left_out` (or the user's number), and the mask
   // of the values that count (undefined when all count).
   std::pair<at::Tensor, at::Tensor> clean(const at::Tensor& value, double left_out);
+  // clean(value, 0) weighted: the sum of value * weight and the sum of the weights (weight
+  // broadcastable to value's shape, undefined: 1 each); a left-out value weighs nothing.
+  std::pair<at::Tensor, at::Tensor> weighted_sums(const at::Tensor& value,
+                                                  const at::Tensor& weight);
   at::Tensor compute_value() override;
   // The subclass' compute_value(); the base adds the warning.
   virtual at::Tensor aggregate() = 0;

@@ -78,8 +78,10 @@ void Metric::update(const at::Tensor& input, const at::Tensor& target) {
 
 at::Tensor Metric::forward(const at::Tensor& input, const at::Tensor& target) {
   if (synced_) fail("forward() was called while the metric is synced; call unsync() first");
+  const bool full_state = full_state_update();
+  if (full_state) update(input, target);
   // The batch alone: the accumulated states are put aside, the batch goes into fresh ones,
-  // and the two are merged back by each state's reduction.
+  // and the two are merged back by each state's reduction (or, updated already, put back).
   std::vector<at::Tensor> values;
   std::vector<std::vector<at::Tensor>> chunks;
   for (auto& s : states_) {
@@ -104,22 +106,32 @@ at::Tensor Metric::forward(const at::Tensor& input, const at::Tensor& target) {
     computed_ = at::Tensor();
     throw;
   }
-  for (size_t i = 0; i < states_.size(); ++i) {
-    State& s = states_[i];
-    const auto before = values[i].defined() ? values[i].to(s.value.device()) : values[i];
-    switch (s.reduction) {
-      case Reduction::Sum: s.value = s.value + before; break;
-      case Reduction::Max: s.value = at::maximum(s.value, before); break;
-      case Reduction::Min: s.value = at::minimum(s.value, before); break;
-      case Reduction::Cat: {
-        auto merged = std::move(chunks[i]);
-        for (auto& chunk : s.chunks) merged.push_back(std::move(chunk));
-        s.chunks = std::move(merged);
-        break;
+  if (full_state) {
+    put_back();
+  } else {
+    for (size_t i = 0; i < states_.size(); ++i) {
+      State& s = states_[i];
+      const auto before = values[i].defined() ? values[i].to(s.value.device()) : values[i];
+      switch (s.reduction) {
+        case Reduction::Sum:
+          s.value = s.value + before;
+          break;
+        case Reduction::Max:
+          s.value = at::maximum(s.value, before);
+          break;
+        case Reduction::Min:
+          s.value = at::minimum(s.value, before);
+          break;
+        case Reduction::Cat: {
+          auto merged = std::move(chunks[i]);
+          for (auto& chunk : s.chunks) merged.push_back(std::move(chunk));
+          s.chunks = std::move(merged);
+          break;
+        }
       }
     }
+    update_count_ = count + 1;
   }
-  update_count_ = count + 1;
   computed_ = at::Tensor();
   forward_value_ = batch_value;
   return batch_value;

@@ -100,6 +100,11 @@ class Metric {
   // The subclass' part of update(): inputs already on the states' device.
   virtual void update_state(const at::Tensor& input, const at::Tensor& target) = 0;
   virtual at::Tensor compute_value() = 0;
+  // torchmetrics' full_state_update: true when update_state() must see the accumulated states
+  // (a running window overwrites its oldest slot), so forward() cannot merge a batch's fresh
+  // states into them by their reductions. forward() then updates the accumulated states, and
+  // computes the batch alone in fresh states that it drops after.
+  virtual bool full_state_update() const { return false; }
 
   // "Accuracy: <message>" as a MetricError.
   [[noreturn]] void fail(const std::string& message) const;

@@ -7,8 +7,11 @@
 
 namespace fulgur::metrics {
 
-R2Score::R2Score(R2ScoreOptions options) : Metric("R2Score"), options_(std::move(options)) {
-  check_multioutput(name(), options_.num_outputs, options_.multioutput);
+R2Score::R2Score(R2ScoreOptions options) : R2Score("R2Score", std::move(options)) {}
+
+R2Score::R2Score(std::string name, R2ScoreOptions options)
+    : Metric(std::move(name)), options_(std::move(options)) {
+  check_multioutput(this->name(), options_.num_outputs, options_.multioutput);
   const auto per_output = at::zeros({options_.num_outputs}, at::TensorOptions().dtype(at::kDouble));
   sum_squared_obs_ = add_state("sum_squared_obs", per_output, Reduction::Sum);
   sum_obs_ = add_state("sum_obs", per_output, Reduction::Sum);
@@ -28,12 +31,16 @@ void R2Score::update_state(const at::Tensor& preds, const at::Tensor& target) {
   state(total_).add_(t.size(0));
 }
 
-at::Tensor R2Score::compute_value() {
+std::pair<at::Tensor, at::Tensor> R2Score::sums_of_squares() {
   const auto n = state(total_).item<int64_t>();
   if (n < 2) fail(fmt::format("needs at least 2 samples to score, got {}", n));
   const auto count = static_cast<double>(n);
-  const auto tss = state(sum_squared_obs_) - state(sum_obs_).square() / count;
-  return combine_outputs(1 - state(residual_) / tss, tss, options_.multioutput);
+  return {state(residual_), state(sum_squared_obs_) - state(sum_obs_).square() / count};
+}
+
+at::Tensor R2Score::compute_value() {
+  const auto [rss, tss] = sums_of_squares();
+  return combine_outputs(1 - rss / tss, tss, options_.multioutput);
 }
 
 }  // namespace fulgur::metrics

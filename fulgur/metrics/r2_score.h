@@ -7,6 +7,8 @@
 // Fewer than 2 samples raise MetricError (as torchmetrics). A constant target has TSS 0 and
 // gives -inf or NaN, as torchmetrics (sklearn's force_finite turns these into 0 or 1).
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "fulgur/metrics/metric.h"
 #include "fulgur/metrics/multioutput.h"
@@ -23,8 +25,13 @@ class R2Score : public Metric {
   std::optional<bool> higher_is_better() const override { return true; }
 
  protected:
+  // For metrics made of the same sums (RelativeSquaredError).
+  R2Score(std::string name, R2ScoreOptions options);
   void update_state(const at::Tensor& preds, const at::Tensor& target) override;
   at::Tensor compute_value() override;
+  // Per output: the residual sum of squares and the total sum of squares about the target's
+  // mean. MetricError for fewer than 2 samples.
+  std::pair<at::Tensor, at::Tensor> sums_of_squares();
 
  private:
   R2ScoreOptions options_;

@@ -26,6 +26,7 @@
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/hamming_distance.h"
 #include "fulgur/metrics/jaccard_index.h"
+#include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
 #include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
@@ -38,11 +39,13 @@
 #include "fulgur/metrics/precision_recall_curve.h"
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/metrics/recall_at_fixed_precision.h"
+#include "fulgur/metrics/relative_squared_error.h"
 #include "fulgur/metrics/roc.h"
 #include "fulgur/metrics/sensitivity_at_specificity.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/metrics/sum_metric.h"
 #include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
+#include "fulgur/metrics/tweedie_deviance_score.h"
 #include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
 #include "metrics/thread_world.h"
 
@@ -216,6 +219,17 @@ std::vector<Case> cases() {
       {"PearsonCorrCoef 3 outputs",
        [] { return std::make_unique<PearsonCorrCoef>(PearsonCorrCoefOptions{.num_outputs = 3}); },
        scores, scores.softmax(1)},
+      {"KendallRankCorrCoef 3 outputs",
+       [] {
+         return std::make_unique<KendallRankCorrCoef>(KendallRankCorrCoefOptions{.num_outputs = 3});
+       },
+       scores.round(), scores.softmax(1)},
+      {"RelativeSquaredError", [] { return std::make_unique<RelativeSquaredError>(); }, yhat, y},
+      {"TweedieDevianceScore power 1.5",
+       [] {
+         return std::make_unique<TweedieDevianceScore>(TweedieDevianceScoreOptions{.power = 1.5});
+       },
+       yhat.abs() + 0.1, y.abs()},
       {"SpearmanCorrCoef 3 outputs",
        [] { return std::make_unique<SpearmanCorrCoef>(SpearmanCorrCoefOptions{.num_outputs = 3}); },
        scores, scores.softmax(1)},

@@ -37,7 +37,7 @@ TEST(OperatingPoint, TorchmetricsDocumentedValues) {
   const auto preds = torch::tensor({0.0, 0.5, 0.7, 0.8});
   const auto target = torch::tensor({0, 1, 1, 0});
   // BinaryRecallAtFixedPrecision(min_precision=0.5): (1.0, 0.5); with thresholds=5: (1.0, 0.5).
-  for (const std::optional<CurveThresholds> thresholds :
+  for (const std::optional<CurveThresholds>& thresholds :
        {std::optional<CurveThresholds>(), std::optional<CurveThresholds>(5)}) {
     const auto r = points_of(
         RecallAtFixedPrecision(0.5, {.task = "binary", .thresholds = thresholds}), preds, target);
@@ -45,7 +45,7 @@ TEST(OperatingPoint, TorchmetricsDocumentedValues) {
     EXPECT_NEAR(r.threshold.item<double>(), 0.5, 1e-7);
   }
   // BinarySensitivityAtSpecificity(min_specificity=0.5): (1.0, 0.5); binned at 5: (1.0, 0.5).
-  for (const std::optional<CurveThresholds> thresholds :
+  for (const std::optional<CurveThresholds>& thresholds :
        {std::optional<CurveThresholds>(), std::optional<CurveThresholds>(5)}) {
     const auto s = points_of(
         SensitivityAtSpecificity(0.5, {.task = "binary", .thresholds = thresholds}), preds, target);

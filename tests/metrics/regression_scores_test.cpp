@@ -1,6 +1,8 @@
-// ConcordanceCorrCoef, WeightedMeanAbsolutePercentageError, LogCoshError, MinkowskiDistance and
-// KLDivergence against numpy/scipy on random data fed in uneven batches (per output where
-// they take num_outputs, far from zero for the concordance), their edge values, and the errors.
+// ConcordanceCorrCoef, WeightedMeanAbsolutePercentageError, LogCoshError, MinkowskiDistance,
+// KLDivergence, TweedieDevianceScore, RelativeSquaredError and KendallRankCorrCoef against
+// numpy/scipy/sklearn on random data fed in uneven batches (per output where they take
+// num_outputs, far from zero for the concordance, rounded into ties for Kendall's tau), their
+// edge values, and the errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -10,10 +12,13 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/concordance_corr_coef.h"
+#include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
 #include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/minkowski_distance.h"
+#include "fulgur/metrics/relative_squared_error.h"
+#include "fulgur/metrics/tweedie_deviance_score.h"
 #include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
 #include "metrics/classification_helpers.h"
 #include "metrics/reference.h"
@@ -72,14 +77,54 @@ TEST(RegressionScores, MatchNumpyAndScipy) {
                       feed(kl_log, (a / a.sum(1, true)).log(), (b / b.sum(1, true)).log()),
                       reference});
   }
-  expect_reference(fmt::format("from scipy.spatial.distance import minkowski\n"
-                               "from scipy.stats import entropy\n"
-                               "def ccc(p, y):\n    return {}\n"
-                               "y = np.array({})\np = np.array({})\n"
-                               "Y = np.array({})\nP = np.array({})\n"
-                               "a = np.array({})\nb = np.array({})\n",
-                               ccc, py(y), py(p), py(y3), py(p3), py(a), py(b)),
-                   checks);
+  // Tweedie: every branch of the deviance; positive data where the power asks for it (zeros
+  // in the target where it allows them).
+  const auto positive_y = y.abs() + 0.05, positive_p = p.abs() + 0.05;
+  const auto some_zeros = torch::where(y < 0, torch::zeros_like(y), y);
+  for (const double power : {0.0, -1.0, 1.0, 1.5, 2.0, 3.0}) {
+    TweedieDevianceScore tweedie({.power = power});
+    const bool zeros_allowed = power >= 1 && power < 2;
+    const auto target = power < 0 ? y : (zeros_allowed ? some_zeros : positive_y);
+    const auto preds = power == 0 ? p : positive_p;
+    checks.push_back({fmt::format("tweedie power={}", power), feed(tweedie, preds, target),
+                      fmt::format("M.mean_tweedie_deviance(np.array({}), np.array({}), power={})",
+                                  py(target), py(preds), power)});
+  }
+  RelativeSquaredError rse, rrse({.squared = false}), rse3({.num_outputs = 3});
+  EXPECT_EQ(rse.higher_is_better(), false);
+  EXPECT_TRUE(rse3.is_scalar());
+  checks.push_back({"rse", feed(rse, p, y), "((p - y) ** 2).sum() / ((y - y.mean()) ** 2).sum()"});
+  checks.push_back({"root rse", feed(rrse, p, y),
+                    "np.sqrt(((p - y) ** 2).sum() / ((y - y.mean()) ** 2).sum())"});
+  checks.push_back({"rse per output averaged", feed(rse3, p3, y3),
+                    "(((P - Y) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)).mean()"});
+  // Kendall: one decimal for preds and integers for target make many ties in each.
+  const auto kp = (p * 2).round() / 2, ky = y.round();
+  for (const std::string variant : {"a", "b", "c"}) {
+    KendallRankCorrCoef kendall({.variant = variant});
+    // scipy's kendalltau has no variant "a": its definition over every pair instead.
+    const auto reference =
+        variant == "a" ? fmt::format("tau_a(np.array({}), np.array({}))", py(kp), py(ky))
+                       : fmt::format("kendalltau(np.array({}), np.array({}), variant='{}')[0]",
+                                     py(kp), py(ky), variant);
+    checks.push_back({"kendall " + variant, feed(kendall, kp, ky), reference});
+  }
+  KendallRankCorrCoef kendall3({.num_outputs = 3});
+  EXPECT_FALSE(kendall3.is_scalar());
+  checks.push_back({"kendall per output", feed(kendall3, p3.round(), y3.round()),
+                    "[kendalltau(np.round(P[:, j]), np.round(Y[:, j]))[0] for j in range(3)]"});
+  expect_reference(
+      fmt::format("from scipy.spatial.distance import minkowski\n"
+                  "from scipy.stats import entropy, kendalltau\n"
+                  "def tau_a(x, y):\n"
+                  "    s = np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])\n"
+                  "    return s.sum() / (len(x) * (len(x) - 1))\n"
+                  "def ccc(p, y):\n    return {}\n"
+                  "y = np.array({})\np = np.array({})\n"
+                  "Y = np.array({})\nP = np.array({})\n"
+                  "a = np.array({})\nb = np.array({})\n",
+                  ccc, py(y), py(p), py(y3), py(p3), py(a), py(b)),
+      checks);
 }
 
 TEST(RegressionScores, EdgeValues) {
@@ -104,6 +149,17 @@ TEST(RegressionScores, EdgeValues) {
   EXPECT_NEAR(rows[0].item<double>(), 0.5 * std::log(0.5 / 0.25) + 0.5 * std::log(0.5 / 0.75),
               1e-12);
   EXPECT_EQ(rows[1].item<double>(), std::numeric_limits<double>::infinity());
+  // Power 0 is the squared error; a constant target's total sum of squares counts as epsilon.
+  TweedieDevianceScore normal;
+  EXPECT_DOUBLE_EQ(normal.forward(x, x + 2).item<double>(), 4.0);
+  RelativeSquaredError constant_target;
+  EXPECT_NEAR(constant_target.forward(x, torch::zeros({6}, torch::kDouble)).item<double>(),
+              55.0 / std::numeric_limits<double>::epsilon(), 1e4);
+  // Kendall: a perfect and a reversed order are 1 and -1; a constant column has no tau.
+  KendallRankCorrCoef same_order, reversed, flat;
+  EXPECT_DOUBLE_EQ(same_order.forward(x, x * 3 + 1).item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(reversed.forward(x, -x).item<double>(), -1.0);
+  EXPECT_TRUE(std::isnan(flat.forward(x, torch::ones({6}, torch::kDouble)).item<double>()));
 }
 
 TEST(RegressionScores, BadOptionsAndInputs) {
@@ -125,6 +181,29 @@ TEST(RegressionScores, BadOptionsAndInputs) {
   KLDivergence kl;
   EXPECT_THAT([&] { kl.update(torch::rand({4}), torch::rand({4})); },
               Throws<MetricError>("KLDivergence", "must be [N, D], not [4]"));
+  EXPECT_THAT([] { TweedieDevianceScore({.power = 0.5}); },
+              Throws<ConfigError>("TweedieDevianceScore(power=0.5)", "(0, 1)"));
+  EXPECT_THAT([] { KendallRankCorrCoef({.variant = "d"}); },
+              Throws<ConfigError>("KendallRankCorrCoef(variant=\"d\")", "\"a\", \"b\" or \"c\""));
+  EXPECT_THAT([] { RelativeSquaredError({.num_outputs = 0}); },
+              Throws<ConfigError>("RelativeSquaredError(num_outputs=0)", ">= 1"));
+  TweedieDevianceScore gamma({.power = 2}), poisson({.power = 1}), negative({.power = -1});
+  EXPECT_THAT(
+      [&] {
+        gamma.update(torch::tensor({1.0, 2.0}), torch::tensor({1.0, 0.0}));
+      },
+      Throws<MetricError>("TweedieDevianceScore",
+                          "for power=2 preds and target must be strictly positive"));
+  EXPECT_THAT([&] { poisson.update(torch::tensor({1.0}), torch::tensor({-1.0})); },
+              Throws<MetricError>("TweedieDevianceScore", "target must not be negative"));
+  EXPECT_THAT(
+      [&] { negative.update(torch::tensor({0.0}), torch::tensor({-1.0})); },
+      Throws<MetricError>("TweedieDevianceScore", "for power=-1 preds must be strictly positive"));
+  EXPECT_EQ(gamma.update_count() + poisson.update_count() + negative.update_count(), 0);
+  KendallRankCorrCoef single;
+  single.update(torch::tensor({1.0}), torch::tensor({2.0}));
+  EXPECT_THAT([&] { single.compute(); },
+              Throws<MetricError>("KendallRankCorrCoef", "needs at least 2 samples"));
   WeightedMeanAbsolutePercentageError wmape;
   EXPECT_THAT([&] { wmape.update(torch::rand({4}), torch::rand({3})); },
               Throws<MetricError>("WeightedMeanAbsolutePercentageError", "must match"));
