@@ -20,11 +20,6 @@
 namespace fulgur {
 namespace {
 
-torch::Device device_of(Module& module) {
-  const auto params = module.parameters();
-  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
-}
-
 [[noreturn]] void state_error(const std::string& what) {
   throw CheckpointError(fmt::format("the state of StochasticWeightAveraging {}", what));
 }
@@ -128,7 +123,7 @@ void StochasticWeightAveraging::on_train_epoch_start(Trainer& trainer, Module& m
   const int64_t epoch = trainer.current_epoch();
   if (!initialized_ && swa_start() <= epoch && epoch <= swa_end()) {
     initialized_ = true;
-    const torch::Device device = options_.device.value_or(device_of(module));
+    const torch::Device device = options_.device.value_or(module.device());
     for (auto& entry : average_) entry.second = entry.second.to(device);
     torch::optim::Optimizer& optimizer = trainer.optimizers().front()->optimizer();
     std::vector<double> swa_lrs = options_.swa_lrs;
@@ -163,7 +158,7 @@ void StochasticWeightAveraging::on_train_epoch_start(Trainer& trainer, Module& m
     }
     if (!n_averaged_.defined()) {
       n_averaged_ =
-          torch::tensor(init_n_averaged_, torch::dtype(torch::kLong).device(device_of(module)));
+          torch::tensor(init_n_averaged_, torch::dtype(torch::kLong).device(module.device()));
     }
   }
   if (swa_start() <= epoch && epoch <= swa_end() && epoch > latest_update_epoch_) {

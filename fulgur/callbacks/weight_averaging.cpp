@@ -13,11 +13,6 @@
 namespace fulgur {
 namespace {
 
-torch::Device device_of(Module& module) {
-  const auto params = module.parameters();
-  return params.empty() ? torch::Device(torch::kCPU) : params.front().device();
-}
-
 [[noreturn]] void state_error(const std::string& what) {
   throw CheckpointError(fmt::format("the state of WeightAveraging {}", what));
 }
@@ -47,7 +42,7 @@ void WeightAveraging::ensure_average(Module& module) {
   if (!fitting_ || !average_.empty()) return;
   // Lightning's AveragedModel(deepcopy(pl_module)): the parameters, then the buffers.
   torch::NoGradGuard no_grad;
-  const torch::Device device = options_.device.value_or(device_of(module));
+  const torch::Device device = options_.device.value_or(module.device());
   for (const auto& p : module.named_parameters(/*recurse=*/true)) {
     average_.emplace_back(p.key(), p.value().detach().to(device, /*non_blocking=*/false,
                                                          /*copy=*/true));

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "fulgur/errors.h"
-#include "fulgur/metrics/multioutput.h"
 
 namespace fulgur::metrics {
 
@@ -61,32 +60,8 @@ std::vector<double> host_values(const at::Tensor& column) {
   return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
 }
 
-}  // namespace
-
-KendallRankCorrCoef::KendallRankCorrCoef(KendallRankCorrCoefOptions options)
-    : Metric("KendallRankCorrCoef"), options_(std::move(options)) {
-  if (options_.variant != "a" && options_.variant != "b" && options_.variant != "c") {
-    throw ConfigError(fmt::format(
-        "KendallRankCorrCoef(variant=\"{}\") is not valid; choose \"a\", \"b\" or \"c\"",
-        options_.variant));
-  }
-  check_num_outputs(name(), options_.num_outputs);
-  const auto doubles = at::TensorOptions().dtype(at::kDouble);
-  const auto empty = options_.num_outputs == 1 ? at::zeros({0}, doubles)
-                                               : at::zeros({0, options_.num_outputs}, doubles);
-  preds_ = add_state("preds", empty, Reduction::Cat);
-  target_ = add_state("target", empty, Reduction::Cat);
-}
-
-void KendallRankCorrCoef::update_state(const at::Tensor& preds, const at::Tensor& target) {
-  const auto [p, t] = per_output_pair(name(), preds, target, options_.num_outputs);
-  const bool one = options_.num_outputs == 1;
-  append(preds_, one ? p.reshape({-1}) : p);
-  append(target_, one ? t.reshape({-1}) : t);
-}
-
-double KendallRankCorrCoef::tau(const at::Tensor& x_column, const at::Tensor& y_column) const {
-  const auto x = host_values(x_column), y = host_values(y_column);
+// Kendall's tau of variant "a", "b" or "c".
+double tau(const std::vector<double>& x, const std::vector<double>& y, const std::string& variant) {
   const size_t n = x.size();
   // In the order of (x, y), a discordant pair is one whose y falls: an inversion of y.
   std::vector<size_t> order(n);
@@ -106,8 +81,8 @@ double KendallRankCorrCoef::tau(const at::Tensor& x_column, const at::Tensor& y_
   const auto count = static_cast<int64_t>(n);
   const int64_t pairs = count * (count - 1) / 2;
   const auto balance = static_cast<double>(pairs - x_ties - y_ties + joint_ties - 2 * discordant);
-  if (options_.variant == "a") return balance / static_cast<double>(pairs);
-  if (options_.variant == "b") {
+  if (variant == "a") return balance / static_cast<double>(pairs);
+  if (variant == "b") {
     const double x_pairs = static_cast<double>(pairs - x_ties);
     const double y_pairs = static_cast<double>(pairs - y_ties);
     if (x_pairs == 0 || y_pairs == 0) return std::numeric_limits<double>::quiet_NaN();
@@ -119,17 +94,22 @@ double KendallRankCorrCoef::tau(const at::Tensor& x_column, const at::Tensor& y_
   return 2 * balance / (size * size * (classes - 1) / classes);
 }
 
-at::Tensor KendallRankCorrCoef::compute_value() {
-  const int64_t outputs = options_.num_outputs;
-  const auto p = cat_state(preds_).reshape({-1, outputs});
-  const auto t = cat_state(target_).reshape({-1, outputs});
-  if (p.size(0) < 2) fail(fmt::format("needs at least 2 samples to score, got {}", p.size(0)));
-  std::vector<double> taus;
-  for (int64_t o = 0; o < outputs; ++o) taus.push_back(tau(p.select(1, o), t.select(1, o)));
-  // Rounding can carry a perfect agreement a hair past 1; scipy clips too.
-  const auto value =
-      at::tensor(taus, at::TensorOptions().dtype(at::kDouble)).clamp(-1, 1).to(p.device());
-  return outputs == 1 ? value.squeeze(0) : value;
+}  // namespace
+
+KendallRankCorrCoef::KendallRankCorrCoef(KendallRankCorrCoefOptions options)
+    : RankCorrelation("KendallRankCorrCoef", options.num_outputs),
+      variant_(std::move(options.variant)) {
+  if (variant_ != "a" && variant_ != "b" && variant_ != "c") {
+    throw ConfigError(fmt::format(
+        "KendallRankCorrCoef(variant=\"{}\") is not valid; choose \"a\", \"b\" or \"c\"",
+        variant_));
+  }
+}
+
+at::Tensor KendallRankCorrCoef::coefficient(const at::Tensor& preds,
+                                            const at::Tensor& target) const {
+  return at::scalar_tensor(tau(host_values(preds), host_values(target), variant_),
+                           at::TensorOptions().dtype(at::kDouble));
 }
 
 }  // namespace fulgur::metrics

@@ -35,6 +35,8 @@
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/minkowski_distance.h"
+#include "fulgur/metrics/multilabel_coverage_error.h"
+#include "fulgur/metrics/multilabel_ranking_loss.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision_recall_curve.h"
 #include "fulgur/metrics/r2_score.h"
@@ -190,6 +192,17 @@ std::vector<Case> cases() {
              0.5, PrecisionRecallCurveOptions{.task = "binary"});
        },
        scores.select(1, 0).contiguous(), binary},
+      {"MultilabelRankingLoss",
+       [] {
+         return std::make_unique<MultilabelRankingLoss>(MultilabelRankingOptions{.num_labels = 3});
+       },
+       scores.round(), labelled},
+      {"MultilabelCoverageError",
+       [] {
+         return std::make_unique<MultilabelCoverageError>(
+             MultilabelRankingOptions{.num_labels = 3});
+       },
+       scores, labelled},
       {"CalibrationError multiclass l2",
        [] {
          return std::make_unique<CalibrationError>(
