@@ -1,4 +1,5 @@
-// Specificity, FBetaScore, JaccardIndex, MatthewsCorrCoef and CohenKappa against scikit-learn
+// Specificity, NegativePredictiveValue, FBetaScore, JaccardIndex, MatthewsCorrCoef and CohenKappa
+// against scikit-learn
 // 1.2 on random inputs (fixed seeds) fed in uneven batches: multiclass scores with every
 // average, binary probabilities and logits, absent classes, ignore_index, the undefined
 // cases; then the option errors.
@@ -17,6 +18,7 @@
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/negative_predictive_value.h"
 #include "fulgur/metrics/specificity.h"
 #include "metrics/classification_helpers.h"
 #include "metrics/reference.h"
@@ -34,15 +36,17 @@ std::string sk_average(const std::string& average) {
   return average == "none" ? "None, labels=range(C)" : "'" + average + "'";
 }
 
-// Python helpers: specificity from the confusion matrix (sklearn has none), with torchmetrics'
-// averages; classes in neither target nor preds are left out of macro.
+// Python helpers: specificity tn / (tn + fp) and, with npv, the negative predictive value
+// tn / (tn + fn) from the confusion matrix (sklearn has neither), with torchmetrics' averages;
+// classes in neither target nor preds are left out of macro.
 const char* kSpecificity =
-    "def specificity(y, p, average, C):\n"
+    "def specificity(y, p, average, C, npv=False):\n"
     "    cm = M.confusion_matrix(y, p, labels=range(C))\n"
     "    tp = np.diag(cm); fp = cm.sum(0) - tp; fn = cm.sum(1) - tp; tn = cm.sum() - tp - fp - fn\n"
     "    div = lambda a, b: np.where(b == 0, 0.0, a / np.maximum(b, 1))\n"
-    "    if average == 'micro': return div(tn.sum(), tn.sum() + fp.sum())\n"
-    "    s = div(tn, tn + fp)\n"
+    "    o = fn if npv else fp\n"
+    "    if average == 'micro': return div(tn.sum(), tn.sum() + o.sum())\n"
+    "    s = div(tn, tn + o)\n"
     "    if average == 'none': return s\n"
     "    w = tp + fn if average == 'weighted' else ((tp + fp + fn) > 0).astype(float)\n"
     "    return (w * s).sum() / w.sum()\n";
@@ -59,6 +63,9 @@ TEST(ClassificationScores, MulticlassMatchSklearnForEveryAverage) {
       Specificity specificity(o);
       checks.push_back({"Specificity " + average, feed(specificity, logits, target),
                         fmt::format("specificity(y, p, '{}', C)", average)});
+      NegativePredictiveValue npv(o);
+      checks.push_back({"NegativePredictiveValue " + average, feed(npv, logits, target),
+                        fmt::format("specificity(y, p, '{}', C, npv=True)", average)});
       for (double beta : {0.5, 2.0}) {
         FBetaScore fbeta(beta, o);
         checks.push_back({fmt::format("FBetaScore({}) {}", beta, average),
@@ -98,6 +105,9 @@ TEST(ClassificationScores, BinaryMatchSklearn) {
       Specificity specificity({.task = "binary"});
       checks.push_back({fmt::format("Specificity {}", p), feed(specificity, input, target),
                         fmt::format("M.recall_score(1 - y, 1 - {}, zero_division=0)", p)});
+      NegativePredictiveValue npv({.task = "binary"});
+      checks.push_back({fmt::format("NegativePredictiveValue {}", p), feed(npv, input, target),
+                        fmt::format("M.precision_score(1 - y, 1 - {}, zero_division=0)", p)});
       FBetaScore fbeta(2.0, {.task = "binary"});
       checks.push_back({fmt::format("FBetaScore {}", p), feed(fbeta, input, target),
                         fmt::format("M.fbeta_score(y, {}, beta=2.0, zero_division=0)", p)});
@@ -137,6 +147,9 @@ TEST(ClassificationScores, AbsentClassesAndIgnoreIndexMatchSklearn) {
     Specificity specificity(o);
     checks.push_back({"Specificity " + average, feed(specificity, preds, target),
                       fmt::format("specificity(y[k], p[k], '{}', C)", average)});
+    NegativePredictiveValue npv(o);
+    checks.push_back({"NegativePredictiveValue " + average, feed(npv, preds, target),
+                      fmt::format("specificity(y[k], p[k], '{}', C, npv=True)", average)});
     FBetaScore fbeta(3.0, o);
     checks.push_back({"FBetaScore " + average, feed(fbeta, preds, target),
                       fmt::format("M.fbeta_score(y[k], p[k], beta=3.0, average='{}', "

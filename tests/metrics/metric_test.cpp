@@ -25,6 +25,7 @@
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/hamming_distance.h"
+#include "fulgur/metrics/hinge_loss.h"
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
@@ -37,6 +38,7 @@
 #include "fulgur/metrics/minkowski_distance.h"
 #include "fulgur/metrics/multilabel_coverage_error.h"
 #include "fulgur/metrics/multilabel_ranking_loss.h"
+#include "fulgur/metrics/negative_predictive_value.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision_recall_curve.h"
 #include "fulgur/metrics/r2_score.h"
@@ -203,6 +205,20 @@ std::vector<Case> cases() {
              MultilabelRankingOptions{.num_labels = 3});
        },
        scores, labelled},
+      {"HingeLoss one-vs-all squared",
+       [] {
+         return std::make_unique<HingeLoss>(HingeLossOptions{.task = "multiclass",
+                                                             .squared = true,
+                                                             .num_classes = 3,
+                                                             .multiclass_mode = "one-vs-all"});
+       },
+       scores, labels},
+      {"NegativePredictiveValue multiclass macro",
+       [] {
+         return std::make_unique<NegativePredictiveValue>(
+             ClassificationOptions{.task = "multiclass", .num_classes = 3, .average = "macro"});
+       },
+       scores, labels},
       {"CalibrationError multiclass l2",
        [] {
          return std::make_unique<CalibrationError>(

@@ -22,6 +22,7 @@
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/negative_predictive_value.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/recall.h"
 #include "fulgur/metrics/specificity.h"
@@ -41,8 +42,9 @@ std::string sk_average(const std::string& average) {
   return average == "none" ? "None" : "'" + average + "'";
 }
 
-// Python: torchmetrics' multilabel Accuracy and Specificity from sklearn's per-label matrices
-// (every label counts in macro, unlike multiclass); `fl` rounds scores down to thresholds.
+// Python: torchmetrics' multilabel Accuracy, Specificity and NegativePredictiveValue from sklearn's
+// per-label matrices (every label counts in macro, unlike multiclass); `fl` rounds scores down to
+// thresholds.
 constexpr const char* kPerLabel =
     "def per_label(y, p, average, score):\n"
     "    cm = M.multilabel_confusion_matrix(y, p)\n"
@@ -55,6 +57,7 @@ constexpr const char* kPerLabel =
     "div = lambda a, b: np.where(b == 0, 0.0, a / np.maximum(b, 1))\n"
     "accuracy = lambda tp, fp, tn, fn: div(tp + tn, tp + fp + tn + fn)\n"
     "specificity = lambda tp, fp, tn, fn: div(tn, tn + fp)\n"
+    "npv = lambda tp, fp, tn, fn: div(tn, tn + fn)\n"
     "def fl(s, thr):\n"
     "    return thr[np.searchsorted(thr, s, side='right') - 1]\n";
 
@@ -95,6 +98,9 @@ TEST(Multilabel, StatScoresMatchSklearnForEveryAverage) {
           {"FBetaScore(2) " + average, feed(fbeta, logits, target), sk("fbeta_score", ", beta=2")});
       checks.push_back({"Specificity " + average, feed(specificity, logits, target),
                         fmt::format("per_label(y, p, '{}', specificity)", average)});
+      NegativePredictiveValue npv(o);
+      checks.push_back({"NegativePredictiveValue " + average, feed(npv, logits, target),
+                        fmt::format("per_label(y, p, '{}', npv)", average)});
       checks.push_back(
           {"JaccardIndex " + average, feed(jaccard, logits, target), sk("jaccard_score")});
     }
