@@ -8,11 +8,13 @@
 #include "fulgur/errors.h"
 #include "fulgur/metrics/accuracy.h"
 #include "fulgur/metrics/auroc.h"
+#include "fulgur/metrics/classwise_wrapper.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/max_metric.h"
 #include "fulgur/metrics/metric_collection.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/min_max_metric.h"
 #include "fulgur/trainer.h"
 #include "trainer/recording.h"
 
@@ -130,10 +132,10 @@ TEST(MetricLogging, StepValuesAreBatchValuesEpochValuesAreComputeAndEachEpochSta
   }
   // Validation: the last run's accuracy over all 24 samples; the sanity check's 2 batches
   // and the first epoch's run were reset away.
-  const auto preds = torch::cat(std::vector<torch::Tensor>(module.val_predictions.end() - 3,
-                                                           module.val_predictions.end()));
-  const auto targets = torch::cat(std::vector<torch::Tensor>(module.val_targets.end() - 3,
-                                                             module.val_targets.end()));
+  const auto preds = torch::cat(
+      std::vector<torch::Tensor>(module.val_predictions.end() - 3, module.val_predictions.end()));
+  const auto targets = torch::cat(
+      std::vector<torch::Tensor>(module.val_targets.end() - 3, module.val_targets.end()));
   ASSERT_EQ(module.val_predictions.size(), 2u + 3u + 3u);
   const double expected = preds.eq(targets).to(torch::kDouble).mean().item<double>();
   EXPECT_NEAR(trainer.callback_metrics().at("val_acc"), expected, 1e-6);
@@ -204,6 +206,65 @@ TEST(MetricLogging, LogDictOfAMetricCollectionLogsEachMetricObject) {
   EXPECT_EQ(module.val->at("acc").update_count(), 3);  // reset after the sanity check and epoch 1
 }
 
+// The wrappers whose compute() is a dict, logged at the validation epoch's end with log_dict
+// as in Lightning: the per-class accuracy of each run, and the best run's accuracy so far (the
+// wrapped metric reset each epoch, the bounds kept).
+class WrapperClassifier : public Classifier {
+ public:
+  void validation_step(Batch& batch, int64_t) override {
+    auto logits = layer(batch.data);
+    per_class.update(logits, batch.target);
+    best.update(logits, batch.target);
+    val_predictions.push_back(logits.argmax(1));
+    val_targets.push_back(batch.target);
+  }
+  void on_validation_epoch_end() override {
+    log_dict(per_class.compute());
+    per_class.reset();
+    std::map<std::string, torch::Tensor> values;
+    for (const auto& [key, value] : best.compute()) values["val_acc_" + key] = value;
+    run_values.push_back(values.at("val_acc_raw").item<double>());
+    log_dict(values);
+    best.metric().reset();
+  }
+  ClasswiseWrapper per_class{std::make_shared<Accuracy>(ClassificationOptions{
+                                 .task = "multiclass", .num_classes = 3, .average = "none"}),
+                             {.labels = {"a", "b", "c"}, .prefix = "val_acc_"}};
+  MinMaxMetric best{std::make_shared<Accuracy>(three_classes())};
+  std::vector<double> run_values;
+};
+
+TEST(MetricLogging, WrappersLogTheirDictsThroughLogDict) {
+  WrapperClassifier module;
+  auto memory = std::make_shared<testing::MemoryLogger>();
+  Trainer trainer({.logger = memory,
+                   .max_epochs = 3,
+                   .num_sanity_val_steps = 0,
+                   .enable_checkpointing = false,
+                   .enable_progress_bar = false,
+                   .enable_model_summary = false});
+  trainer.fit(module, loader(32, 1), loader(24, 2));
+  ASSERT_EQ(module.run_values.size(), 3u);
+  const auto& logged = trainer.callback_metrics();
+  EXPECT_DOUBLE_EQ(logged.at("val_acc_raw"), module.run_values.back());
+  EXPECT_DOUBLE_EQ(logged.at("val_acc_max"),
+                   *std::max_element(module.run_values.begin(), module.run_values.end()));
+  EXPECT_DOUBLE_EQ(logged.at("val_acc_min"),
+                   *std::min_element(module.run_values.begin(), module.run_values.end()));
+  EXPECT_LT(logged.at("val_acc_min"), logged.at("val_acc_max"));  // the runs differ
+  // The last run's per-class accuracy (each class' recall) over its 24 samples.
+  const auto preds = torch::cat(
+      std::vector<torch::Tensor>(module.val_predictions.end() - 3, module.val_predictions.end()));
+  const auto targets = torch::cat(
+      std::vector<torch::Tensor>(module.val_targets.end() - 3, module.val_targets.end()));
+  for (int64_t c = 0; c < 3; ++c) {
+    const auto of_class = targets.eq(c);
+    const double recall = preds.eq(targets).logical_and(of_class).sum().item<double>() /
+                          of_class.sum().item<double>();
+    EXPECT_NEAR(logged.at(std::string("val_acc_") + "abc"[c]), recall, 1e-6) << c;
+  }
+}
+
 class UpdateOnly : public Classifier {
  public:
   torch::Tensor training_step(Batch& batch, int64_t) override {
@@ -216,9 +277,10 @@ class UpdateOnly : public Classifier {
 TEST(MetricLogging, MisuseIsAClearError) {
   UpdateOnly module;
   Trainer trainer(testing::quiet({.max_epochs = 1}));
-  EXPECT_THAT([&] { trainer.fit(module, loader(8, 1)); },
-              ::testing::ThrowsMessage<MisconfigurationError>(HasSubstr(
-                  "log(\"acc\") of metric Accuracy with on_step=true needs its value on this batch")));
+  EXPECT_THAT(
+      [&] { trainer.fit(module, loader(8, 1)); },
+      ::testing::ThrowsMessage<MisconfigurationError>(HasSubstr(
+          "log(\"acc\") of metric Accuracy with on_step=true needs its value on this batch")));
 
   class LogsAMatrix : public Classifier {
    public:
@@ -227,8 +289,8 @@ TEST(MetricLogging, MisuseIsAClearError) {
       log("cm", matrix);
       (void)batch;
     }
-    std::shared_ptr<ConfusionMatrix> matrix =
-        std::make_shared<ConfusionMatrix>(ConfusionMatrixOptions{.task = "multiclass", .num_classes = 3});
+    std::shared_ptr<ConfusionMatrix> matrix = std::make_shared<ConfusionMatrix>(
+        ConfusionMatrixOptions{.task = "multiclass", .num_classes = 3});
   } matrix_module;
   Trainer validator(testing::quiet({}));
   EXPECT_THAT([&] { validator.validate(matrix_module, loader(8, 1)); },
