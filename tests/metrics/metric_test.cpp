@@ -21,6 +21,7 @@
 #include "fulgur/metrics/concordance_corr_coef.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
+#include "fulgur/metrics/critical_success_index.h"
 #include "fulgur/metrics/exact_match.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
@@ -39,6 +40,7 @@
 #include "fulgur/metrics/multilabel_coverage_error.h"
 #include "fulgur/metrics/multilabel_ranking_loss.h"
 #include "fulgur/metrics/negative_predictive_value.h"
+#include "fulgur/metrics/normalized_root_mean_squared_error.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision_recall_curve.h"
 #include "fulgur/metrics/r2_score.h"
@@ -254,6 +256,20 @@ std::vector<Case> cases() {
        },
        scores.round(), scores.softmax(1)},
       {"RelativeSquaredError", [] { return std::make_unique<RelativeSquaredError>(); }, yhat, y},
+      {"NormalizedRootMeanSquaredError std 3 outputs",
+       [] {
+         return std::make_unique<NormalizedRootMeanSquaredError>(
+             NormalizedRootMeanSquaredErrorOptions{.normalization = "std", .num_outputs = 3});
+       },
+       scores, scores.softmax(1)},
+      {"NormalizedRootMeanSquaredError range",
+       [] {
+         return std::make_unique<NormalizedRootMeanSquaredError>(
+             NormalizedRootMeanSquaredErrorOptions{.normalization = "range"});
+       },
+       yhat, y},
+      {"CriticalSuccessIndex", [] { return std::make_unique<CriticalSuccessIndex>(0.0); }, scores,
+       scores.softmax(1) - 0.3},
       {"TweedieDevianceScore power 1.5",
        [] {
          return std::make_unique<TweedieDevianceScore>(TweedieDevianceScoreOptions{.power = 1.5});

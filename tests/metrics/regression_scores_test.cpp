@@ -1,5 +1,6 @@
 // ConcordanceCorrCoef, WeightedMeanAbsolutePercentageError, LogCoshError, MinkowskiDistance,
-// KLDivergence, TweedieDevianceScore, RelativeSquaredError and KendallRankCorrCoef against
+// KLDivergence, TweedieDevianceScore, RelativeSquaredError, NormalizedRootMeanSquaredError,
+// CriticalSuccessIndex and KendallRankCorrCoef against
 // numpy/scipy/sklearn on random data fed in uneven batches (per output where they take
 // num_outputs, far from zero for the concordance, rounded into ties for Kendall's tau), their
 // edge values, and the errors.
@@ -9,14 +10,18 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/concordance_corr_coef.h"
+#include "fulgur/metrics/critical_success_index.h"
 #include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
 #include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/minkowski_distance.h"
+#include "fulgur/metrics/normalized_root_mean_squared_error.h"
 #include "fulgur/metrics/relative_squared_error.h"
 #include "fulgur/metrics/tweedie_deviance_score.h"
 #include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
@@ -31,6 +36,7 @@ using fulgur::testing::expect_reference;
 using fulgur::testing::feed;
 using fulgur::testing::py;
 using fulgur::testing::Throws;
+using fulgur::testing::values;
 
 TEST(RegressionScores, MatchNumpyAndScipy) {
   torch::manual_seed(31);
@@ -98,6 +104,24 @@ TEST(RegressionScores, MatchNumpyAndScipy) {
                     "np.sqrt(((p - y) ** 2).sum() / ((y - y.mean()) ** 2).sum())"});
   checks.push_back({"rse per output averaged", feed(rse3, p3, y3),
                     "(((P - Y) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)).mean()"});
+  // NRMSE: each normalization, one output and three moved far from zero (the std keeps its
+  // digits).
+  const std::map<std::string, std::string> scales{{"mean", "{0}.mean(0)"},
+                                                  {"range", "({0}.max(0) - {0}.min(0))"},
+                                                  {"std", "{0}.std(0)"},
+                                                  {"l2", "np.sqrt(({0} ** 2).sum(0))"}};
+  for (const auto& [normalization, scale] : scales) {
+    NormalizedRootMeanSquaredError nrmse({.normalization = normalization}),
+        nrmse3({.normalization = normalization, .num_outputs = 3});
+    EXPECT_TRUE(nrmse.is_scalar());
+    EXPECT_FALSE(nrmse3.is_scalar());
+    checks.push_back(
+        {"nrmse " + normalization, feed(nrmse, p, y),
+         fmt::format(fmt::runtime("np.sqrt(((p - y) ** 2).mean(0)) / " + scale), "y")});
+    checks.push_back(
+        {"nrmse per output " + normalization, feed(nrmse3, p3 + 1e8, y3 + 1e8),
+         fmt::format(fmt::runtime("np.sqrt(((Pf - Yf) ** 2).mean(0)) / " + scale), "Yf")});
+  }
   // Kendall: one decimal for preds and integers for target make many ties in each.
   const auto kp = (p * 2).round() / 2, ky = y.round();
   for (const std::string variant : {"a", "b", "c"}) {
@@ -122,9 +146,94 @@ TEST(RegressionScores, MatchNumpyAndScipy) {
                   "def ccc(p, y):\n    return {}\n"
                   "y = np.array({})\np = np.array({})\n"
                   "Y = np.array({})\nP = np.array({})\n"
-                  "a = np.array({})\nb = np.array({})\n",
-                  ccc, py(y), py(p), py(y3), py(p3), py(a), py(b)),
+                  "a = np.array({})\nb = np.array({})\n"
+                  "Yf = np.array({})\nPf = np.array({})\n",
+                  ccc, py(y), py(p), py(y3), py(p3), py(a), py(b), py(y3 + 1e8), py(p3 + 1e8)),
       checks);
+}
+
+TEST(RegressionScores, NormalizedRootMeanSquaredErrorDocumentedValues) {
+  // torchmetrics' documented values.
+  const auto nrmse = [](const std::string& normalization, const torch::Tensor& preds,
+                        const torch::Tensor& target, int64_t outputs = 1) {
+    NormalizedRootMeanSquaredError metric({.normalization = normalization, .num_outputs = outputs});
+    return metric.forward(preds, target);
+  };
+  const auto p = torch::tensor({3.0, 5.0, 2.5, 7.0}), y = torch::tensor({2.5, 5.0, 4.0, 8.0});
+  EXPECT_NEAR(nrmse("mean", p, y).item<double>(), 0.1919, 5e-5);
+  EXPECT_NEAR(nrmse("range", p, y).item<double>(), 0.1701, 5e-5);
+  const auto p2 = torch::tensor({0.0, 1.0, 2.0, 3.0}), y2 = torch::tensor({0.0, 1.0, 2.0, 2.0});
+  EXPECT_NEAR(nrmse("mean", p2, y2).item<double>(), 0.4, 1e-12);
+  EXPECT_NEAR(nrmse("range", p2, y2).item<double>(), 0.25, 1e-12);
+  EXPECT_NEAR(nrmse("std", p2, y2).item<double>(), 0.6030, 5e-5);
+  const auto outputs =
+      nrmse("mean", torch::tensor({{0.0, 1.0}, {2.0, 3.0}, {4.0, 5.0}, {6.0, 7.0}}),
+            torch::tensor({{0.0, 1.0}, {3.0, 3.0}, {4.0, 5.0}, {8.0, 9.0}}), 2);
+  EXPECT_NEAR(outputs[0].item<double>(), 0.2981, 5e-5);
+  EXPECT_NEAR(outputs[1].item<double>(), 0.2222, 5e-5);
+  EXPECT_EQ(NormalizedRootMeanSquaredError().higher_is_better(), false);
+  EXPECT_THAT(
+      [] { NormalizedRootMeanSquaredError({.normalization = "max"}); },
+      Throws<ConfigError>("NormalizedRootMeanSquaredError(normalization=\"max\")", "\"l2\""));
+  EXPECT_THAT([] { NormalizedRootMeanSquaredError({.num_outputs = 0}); },
+              Throws<ConfigError>("NormalizedRootMeanSquaredError", "num_outputs"));
+  NormalizedRootMeanSquaredError three({.num_outputs = 3});
+  EXPECT_THAT(
+      [&] {
+        three.update(torch::rand({4, 2}), torch::rand({4, 2}));
+      },
+      Throws<MetricError>("NormalizedRootMeanSquaredError", "3"));
+  EXPECT_THAT([&] { three.compute(); },
+              Throws<MetricError>("NormalizedRootMeanSquaredError", "before any update"));
+}
+
+TEST(RegressionScores, CriticalSuccessIndexMatchesNumpy) {
+  // torchmetrics' documented values.
+  const auto x = torch::tensor({{0.2, 0.7}, {0.9, 0.3}}),
+             y = torch::tensor({{0.4, 0.2}, {0.8, 0.6}});
+  EXPECT_NEAR(CriticalSuccessIndex(0.5).forward(x, y).item<double>(), 1.0 / 3, 1e-12);
+  CriticalSuccessIndex per_image(0.5, {.keep_sequence_dim = 0});
+  EXPECT_FALSE(per_image.is_scalar());
+  EXPECT_THAT(
+      values(per_image.forward(torch::stack({x, x}), torch::stack({y, y}))),
+      ::testing::Pointwise(::testing::DoubleNear(1e-12), std::vector<double>{1.0 / 3, 1.0 / 3}));
+  // Compared in the inputs' precision: float 0.7 is an event at threshold 0.7 (in double it
+  // would be 0.69999998...).
+  const auto seventy = torch::tensor({0.7f, 0.1f});
+  EXPECT_EQ(CriticalSuccessIndex(0.7).forward(seventy, seventy).item<double>(), 1.0);
+  // No event at all: 0, as torchmetrics' safe divide.
+  EXPECT_EQ(CriticalSuccessIndex(5).forward(seventy, seventy).item<double>(), 0.0);
+
+  // A sequence of 4 frames of 5x5 per sample, fed in three uneven batches (feed's cuts).
+  torch::manual_seed(33);
+  const int64_t n = 37;
+  const auto target = torch::rand({n, 4, 5, 5}, torch::kDouble);
+  const auto preds = (target + 0.3 * torch::randn({n, 4, 5, 5}, torch::kDouble)).clamp(0, 1);
+  CriticalSuccessIndex whole(0.6), per_frame(0.6, {.keep_sequence_dim = 1}),
+      per_sample(0.6, {.keep_sequence_dim = 0});
+  expect_reference(
+      fmt::format("P = np.array({})\nY = np.array({})\n"
+                  "def csi(p, y, axes):\n"
+                  "    p, y = p >= 0.6, y >= 0.6\n"
+                  "    h = (p & y).sum(axes); m = (y & ~p).sum(axes); f = (p & ~y).sum(axes)\n"
+                  "    return h / (h + m + f)\n",
+                  py(preds), py(target)),
+      {{"whole", feed(whole, preds, target), "csi(P, Y, None)"},
+       {"per frame, each update's joined", feed(per_frame, preds, target),
+        "np.concatenate([csi(P[a:b], Y[a:b], (0, 2, 3)) for a, b in [(0, 12), (12, 19), (19, "
+        "37)]])"},
+       {"per sample", feed(per_sample, preds, target), "csi(P, Y, (1, 2, 3))"}});
+
+  EXPECT_THAT([] { CriticalSuccessIndex(std::nan("")); },
+              Throws<ConfigError>("CriticalSuccessIndex(threshold=nan)", "finite"));
+  EXPECT_THAT([] { CriticalSuccessIndex(0.5, {.keep_sequence_dim = -1}); },
+              Throws<ConfigError>("CriticalSuccessIndex(keep_sequence_dim=-1)", ">= 0"));
+  CriticalSuccessIndex third(0.5, {.keep_sequence_dim = 2});
+  EXPECT_THAT(
+      [&] { third.update(x, y); },
+      Throws<MetricError>("CriticalSuccessIndex", "keep_sequence_dim=2 is not a dimension"));
+  EXPECT_THAT([&] { third.update(x, y.t().reshape({4})); },
+              Throws<MetricError>("CriticalSuccessIndex", "must match"));
 }
 
 TEST(RegressionScores, EdgeValues) {
