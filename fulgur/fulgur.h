@@ -69,6 +69,7 @@
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
+#include "fulgur/metrics/log_auc.h"
 #include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/max_metric.h"

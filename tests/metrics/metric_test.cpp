@@ -30,6 +30,7 @@
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
+#include "fulgur/metrics/log_auc.h"
 #include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/max_metric.h"
@@ -160,6 +161,12 @@ std::vector<Case> cases() {
              AveragePrecisionOptions{.task = "multilabel", .num_labels = 3, .average = "weighted"});
        },
        scores, labelled},
+      {"LogAUC multiclass exact",
+       [] {
+         return std::make_unique<LogAUC>(
+             LogAUCOptions{.task = "multiclass", .num_classes = 3, .fpr_range = {0.01, 0.5}});
+       },
+       scores, labels},
       {"ROC multiclass binned",
        [] {
          return std::make_unique<ROC>(
