@@ -6,22 +6,10 @@
 #include "fulgur/errors.h"
 
 namespace fulgur::metrics {
-namespace {
-
-// torchmetrics has no multilabel CalibrationError; said before parse_task asks for num_labels.
-Task calibration_task(const CalibrationErrorOptions& options) {
-  if (options.task == "multilabel") {
-    throw ConfigError(
-        "CalibrationError(task=\"multilabel\") is not valid; choose \"binary\" or "
-        "\"multiclass\" (as torchmetrics)");
-  }
-  return parse_task("CalibrationError", options.task, options.num_classes, std::nullopt);
-}
-
-}  // namespace
-
 CalibrationError::CalibrationError(CalibrationErrorOptions options)
-    : Metric("CalibrationError"), options_(std::move(options)), task_(calibration_task(options_)) {
+    : Metric("CalibrationError"),
+      options_(std::move(options)),
+      task_(parse_binary_or_multiclass_task(name(), options_.task, options_.num_classes)) {
   if (options_.n_bins < 1) {
     throw ConfigError(
         fmt::format("CalibrationError(n_bins={}) must be at least 1", options_.n_bins));

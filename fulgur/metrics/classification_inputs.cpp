@@ -97,6 +97,17 @@ Task parse_task(const std::string& metric, const std::string& task,
       task));
 }
 
+Task parse_binary_or_multiclass_task(const std::string& metric, const std::string& task,
+                                     const std::optional<int64_t>& num_classes) {
+  if (task != "binary" && task != "multiclass") {
+    throw ConfigError(fmt::format(
+        "{0}(task=\"{1}\") is not valid; choose \"binary\" or \"multiclass\" ({0} has no "
+        "multilabel task, as torchmetrics)",
+        metric, task));
+  }
+  return parse_task(metric, task, num_classes, std::nullopt);
+}
+
 int64_t task_columns(Task task, const std::optional<int64_t>& num_classes,
                      const std::optional<int64_t>& num_labels) {
   switch (task) {

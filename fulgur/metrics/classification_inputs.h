@@ -24,6 +24,12 @@ Task parse_task(const std::string& metric, const std::string& task,
                 const std::optional<int64_t>& num_classes,
                 const std::optional<int64_t>& num_labels);
 
+// For the metrics torchmetrics offers without a multilabel task (CalibrationError, CohenKappa,
+// HingeLoss): a ConfigError saying so for any task but "binary" and "multiclass", else
+// parse_task's checks.
+Task parse_binary_or_multiclass_task(const std::string& metric, const std::string& task,
+                                     const std::optional<int64_t>& num_classes);
+
 // How many columns a task's per-class counts have: 1 (binary), num_classes or num_labels.
 int64_t task_columns(Task task, const std::optional<int64_t>& num_classes,
                      const std::optional<int64_t>& num_labels);

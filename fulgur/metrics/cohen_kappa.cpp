@@ -9,20 +9,15 @@ namespace fulgur::metrics {
 namespace {
 
 // torchmetrics' CohenKappa has no multilabel task (the confusion matrix has).
-std::string binary_or_multiclass(std::string task) {
-  if (task != "binary" && task != "multiclass") {
-    throw ConfigError(fmt::format(
-        "CohenKappa(task=\"{}\") is not valid; choose \"binary\" or \"multiclass\" (CohenKappa "
-        "has no multilabel task, as torchmetrics)",
-        task));
-  }
+std::string binary_or_multiclass(std::string task, const std::optional<int64_t>& num_classes) {
+  parse_binary_or_multiclass_task("CohenKappa", task, num_classes);
   return task;
 }
 
 }  // namespace
 
 CohenKappa::CohenKappa(CohenKappaOptions o)
-    : ConfusionMatrix("CohenKappa", {.task = binary_or_multiclass(std::move(o.task)),
+    : ConfusionMatrix("CohenKappa", {.task = binary_or_multiclass(std::move(o.task), o.num_classes),
                                      .threshold = o.threshold,
                                      .num_classes = o.num_classes,
                                      .ignore_index = o.ignore_index,

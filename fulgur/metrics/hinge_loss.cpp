@@ -8,22 +8,10 @@
 #include "fulgur/errors.h"
 
 namespace fulgur::metrics {
-namespace {
-
-// torchmetrics has no multilabel HingeLoss; said before parse_task asks for num_labels.
-Task hinge_task(const HingeLossOptions& options) {
-  if (options.task == "multilabel") {
-    throw ConfigError(
-        "HingeLoss(task=\"multilabel\") is not valid; choose \"binary\" or \"multiclass\" (as "
-        "torchmetrics)");
-  }
-  return parse_task("HingeLoss", options.task, options.num_classes, std::nullopt);
-}
-
-}  // namespace
-
 HingeLoss::HingeLoss(HingeLossOptions options)
-    : Metric("HingeLoss"), options_(std::move(options)), task_(hinge_task(options_)) {
+    : Metric("HingeLoss"),
+      options_(std::move(options)),
+      task_(parse_binary_or_multiclass_task(name(), options_.task, options_.num_classes)) {
   const auto& mode = options_.multiclass_mode;
   if (mode != "crammer-singer" && mode != "one-vs-all") {
     throw ConfigError(
