@@ -11,7 +11,7 @@
 
 namespace fulgur::metrics {
 
-// R2ScoreOptions and ExplainedVarianceOptions.
+// ExplainedVarianceOptions (R2ScoreOptions adds `adjusted`).
 struct MultioutputOptions {
   int64_t num_outputs = 1;
   std::string multioutput = "uniform_average";

@@ -6,6 +6,10 @@
 // (weighted by each output's TSS) or "raw_values" (a [num_outputs] tensor).
 // Fewer than 2 samples raise MetricError (as torchmetrics). A constant target has TSS 0 and
 // gives -inf or NaN, as torchmetrics (sklearn's force_finite turns these into 0 or 1).
+// adjusted = k > 0 gives the adjusted R^2 of a model of k regressors, 1 - (1 - R^2)(n - 1) /
+// (n - k - 1); with n <= k + 1 samples it is undefined, and R^2 itself comes back with a
+// warning, as torchmetrics.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,11 +19,15 @@
 
 namespace fulgur::metrics {
 
-using R2ScoreOptions = MultioutputOptions;
+struct R2ScoreOptions {
+  int64_t num_outputs = 1;
+  std::string multioutput = "uniform_average";
+  int64_t adjusted = 0;  // the number of independent regressors; 0: plain R^2
+};
 
 class R2Score : public Metric {
  public:
-  // Raises ConfigError for num_outputs < 1 or an unknown multioutput.
+  // Raises ConfigError for num_outputs < 1, an unknown multioutput or adjusted < 0.
   explicit R2Score(R2ScoreOptions options = {});
   bool is_scalar() const override;
   std::optional<bool> higher_is_better() const override { return true; }

@@ -64,6 +64,10 @@ TEST(Regression, MatchesSklearn) {
     checks.push_back(
         {"mae", feed(mae, preds, target), fmt::format("M.mean_absolute_error(y{0}, p{0})", seed)});
     checks.push_back({"r2", feed(r2, preds, target), fmt::format("M.r2_score(y{0}, p{0})", seed)});
+    R2Score adjusted({.adjusted = 5});
+    checks.push_back(
+        {"adjusted r2", feed(adjusted, preds, target),
+         fmt::format("1 - (1 - M.r2_score(y{0}, p{0})) * (199 - 1) / (199 - 5 - 1)", seed)});
     MeanAbsolutePercentageError mape;
     checks.push_back({"mape", feed(mape, preds, target),
                       fmt::format("M.mean_absolute_percentage_error(y{0}, p{0})", seed)});
@@ -89,6 +93,11 @@ TEST(Regression, MatchesSklearn) {
     EXPECT_EQ(r2.is_scalar(), mode != "raw_values");
     checks.push_back({"r2 " + mode, feed(r2, preds, target),
                       fmt::format("M.r2_score(Y, P, multioutput='{}')", mode)});
+    R2Score adjusted({.num_outputs = 3, .multioutput = mode, .adjusted = 2});
+    checks.push_back({"adjusted r2 " + mode, feed(adjusted, preds, target),
+                      fmt::format("1 - (1 - np.asarray(M.r2_score(Y, P, multioutput='{}'))) * "
+                                  "(120 - 1) / (120 - 2 - 1)",
+                                  mode)});
     ExplainedVariance explained({.num_outputs = 3, .multioutput = mode});
     EXPECT_EQ(explained.is_scalar(), mode != "raw_values");
     checks.push_back({"explained variance " + mode, feed(explained, preds, target),
@@ -237,6 +246,19 @@ TEST(Regression, ChecksShapesAndSampleCount) {
               ThrowsMessage<ConfigError>(HasSubstr("R2Score(multioutput=\"mean\") is not valid")));
   EXPECT_THAT([] { R2Score({.num_outputs = 0}); },
               ThrowsMessage<ConfigError>(HasSubstr("R2Score(num_outputs=0) must be >= 1")));
+  EXPECT_THAT([] { R2Score({.adjusted = -1}); },
+              ThrowsMessage<ConfigError>(HasSubstr("R2Score(adjusted=-1) must be the number of "
+                                                   "regressors")));
+  // As many regressors as samples - 1 (or more): undefined, so the plain R^2 with a warning.
+  const auto y4 = torch::tensor({1.0, 2.0, 4.0, 3.0}), p4 = torch::tensor({1.5, 2.0, 3.0, 3.5});
+  R2Score plain, too_many({.adjusted = 3});
+  const double r2_4 = plain.forward(p4, y4).item<double>();
+  ::testing::internal::CaptureStderr();
+  EXPECT_DOUBLE_EQ(too_many.forward(p4, y4).item<double>(), r2_4);
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("R2Score(adjusted=3): 4 samples are too few for 3 regressors"));
+  R2Score two_regressors({.adjusted = 2});
+  EXPECT_DOUBLE_EQ(two_regressors.forward(p4, y4).item<double>(), 1 - (1 - r2_4) * 3.0 / 1.0);
   PearsonCorrCoef pearson;
   EXPECT_THAT(
       [&] {
