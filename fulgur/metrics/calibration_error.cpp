@@ -6,6 +6,7 @@
 #include "fulgur/errors.h"
 
 namespace fulgur::metrics {
+
 CalibrationError::CalibrationError(CalibrationErrorOptions options)
     : Metric("CalibrationError"),
       options_(std::move(options)),

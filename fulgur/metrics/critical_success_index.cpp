@@ -28,7 +28,7 @@ CriticalSuccessIndex::CriticalSuccessIndex(double threshold, CriticalSuccessInde
 }
 
 void CriticalSuccessIndex::update_state(const at::Tensor& preds, const at::Tensor& target) {
-  regression_pair(name(), preds, target);  // the shape checks
+  check_same_shape(name(), preds, target);
   // In the inputs' own precision, as torchmetrics: a float 0.7 is an event at threshold 0.7.
   const auto predicted = preds.ge(threshold_), actual = target.ge(threshold_);
   const auto events = at::stack({predicted & actual, actual & ~predicted, predicted & ~actual});

@@ -8,6 +8,7 @@
 #include "fulgur/errors.h"
 
 namespace fulgur::metrics {
+
 HingeLoss::HingeLoss(HingeLossOptions options)
     : Metric("HingeLoss"),
       options_(std::move(options)),

@@ -8,9 +8,8 @@
 
 namespace fulgur::metrics {
 
-std::pair<at::Tensor, at::Tensor> regression_pair(const std::string& metric,
-                                                  const at::Tensor& preds,
-                                                  const at::Tensor& target) {
+void check_same_shape(const std::string& metric, const at::Tensor& preds,
+                      const at::Tensor& target) {
   if (!preds.defined() || !target.defined()) {
     throw MetricError(fmt::format("{}: update() needs preds and target", metric));
   }
@@ -20,6 +19,12 @@ std::pair<at::Tensor, at::Tensor> regression_pair(const std::string& metric,
                     "match",
                     metric, fmt::join(preds.sizes(), ", "), fmt::join(target.sizes(), ", ")));
   }
+}
+
+std::pair<at::Tensor, at::Tensor> regression_pair(const std::string& metric,
+                                                  const at::Tensor& preds,
+                                                  const at::Tensor& target) {
+  check_same_shape(metric, preds, target);
   // float64 sums: the values match float64 references (sklearn) to 1e-6 over many batches.
   return {preds.detach().to(at::kDouble), target.detach().to(at::kDouble)};
 }

@@ -11,8 +11,10 @@ namespace fulgur::metrics {
 // one counts as this instead of dividing by zero.
 constexpr double kSmallestDenominator = 1.17e-06;
 
-// (preds, target) as float64 tensors; MetricError naming `metric` when a tensor is missing or
-// the shapes differ.
+// MetricError naming `metric` when a tensor is missing or the shapes differ.
+void check_same_shape(const std::string& metric, const at::Tensor& preds, const at::Tensor& target);
+
+// (preds, target) as float64 tensors, after check_same_shape.
 std::pair<at::Tensor, at::Tensor> regression_pair(const std::string& metric,
                                                   const at::Tensor& preds,
                                                   const at::Tensor& target);
