@@ -14,14 +14,19 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/accuracy.h"
+#include "fulgur/metrics/adjusted_mutual_info_score.h"
+#include "fulgur/metrics/adjusted_rand_score.h"
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/average_precision.h"
 #include "fulgur/metrics/calibration_error.h"
+#include "fulgur/metrics/cluster_accuracy.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/concordance_corr_coef.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/critical_success_index.h"
+#include "fulgur/metrics/davies_bouldin_score.h"
+#include "fulgur/metrics/dunn_index.h"
 #include "fulgur/metrics/exact_match.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
@@ -41,6 +46,7 @@
 #include "fulgur/metrics/multilabel_coverage_error.h"
 #include "fulgur/metrics/multilabel_ranking_loss.h"
 #include "fulgur/metrics/negative_predictive_value.h"
+#include "fulgur/metrics/normalized_mutual_info_score.h"
 #include "fulgur/metrics/normalized_root_mean_squared_error.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision_recall_curve.h"
@@ -275,6 +281,22 @@ std::vector<Case> cases() {
              NormalizedRootMeanSquaredErrorOptions{.normalization = "range"});
        },
        yhat, y},
+      {"AdjustedMutualInfoScore", [] { return std::make_unique<AdjustedMutualInfoScore>(); },
+       (scores.argmax(1) + binary * 3).contiguous(), labels},
+      {"NormalizedMutualInfoScore geometric",
+       [] {
+         return std::make_unique<NormalizedMutualInfoScore>(
+             NormalizedMutualInfoScoreOptions{.average_method = "geometric"});
+       },
+       scores.argmax(1), labels},
+      {"ClusterAccuracy",
+       [] { return std::make_unique<ClusterAccuracy>(ClusterAccuracyOptions{.num_classes = 3}); },
+       scores.argmax(1), labels},
+      {"AdjustedRandScore", [] { return std::make_unique<AdjustedRandScore>(); }, scores.argmax(1),
+       labels},
+      {"DaviesBouldinScore", [] { return std::make_unique<DaviesBouldinScore>(); }, scores, labels},
+      {"DunnIndex p=1", [] { return std::make_unique<DunnIndex>(DunnIndexOptions{.p = 1}); },
+       scores, labels},
       {"CriticalSuccessIndex", [] { return std::make_unique<CriticalSuccessIndex>(0.0); }, scores,
        scores.softmax(1) - 0.3},
       {"TweedieDevianceScore power 1.5",
