@@ -24,6 +24,7 @@
 #include "fulgur/metrics/concordance_corr_coef.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
+#include "fulgur/metrics/cramers_v.h"
 #include "fulgur/metrics/critical_success_index.h"
 #include "fulgur/metrics/davies_bouldin_score.h"
 #include "fulgur/metrics/dunn_index.h"
@@ -58,6 +59,7 @@
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/metrics/sum_metric.h"
 #include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
+#include "fulgur/metrics/theils_u.h"
 #include "fulgur/metrics/tweedie_deviance_score.h"
 #include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
 #include "metrics/thread_world.h"
@@ -289,6 +291,11 @@ std::vector<Case> cases() {
              NormalizedMutualInfoScoreOptions{.average_method = "geometric"});
        },
        scores.argmax(1), labels},
+      {"CramersV corrected",
+       [] { return std::make_unique<CramersV>(BiasCorrectedNominalOptions{.num_classes = 3}); },
+       torch::where(binary.to(torch::kBool), labels, scores.argmax(1)), labels},
+      {"TheilsU", [] { return std::make_unique<TheilsU>(NominalOptions{.num_classes = 3}); },
+       scores, labels},
       {"ClusterAccuracy",
        [] { return std::make_unique<ClusterAccuracy>(ClusterAccuracyOptions{.num_classes = 3}); },
        scores.argmax(1), labels},
