@@ -85,6 +85,7 @@
 #include "fulgur/metrics/max_metric.h"
 #include "fulgur/metrics/mean_absolute_error.h"
 #include "fulgur/metrics/mean_absolute_percentage_error.h"
+#include "fulgur/metrics/mean_iou.h"
 #include "fulgur/metrics/mean_metric.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/mean_squared_log_error.h"

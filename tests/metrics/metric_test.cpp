@@ -40,6 +40,7 @@
 #include "fulgur/metrics/log_cosh_error.h"
 #include "fulgur/metrics/matthews_corr_coef.h"
 #include "fulgur/metrics/max_metric.h"
+#include "fulgur/metrics/mean_iou.h"
 #include "fulgur/metrics/mean_metric.h"
 #include "fulgur/metrics/mean_squared_error.h"
 #include "fulgur/metrics/metric_error.h"
@@ -296,6 +297,15 @@ std::vector<Case> cases() {
        torch::where(binary.to(torch::kBool), labels, scores.argmax(1)), labels},
       {"TheilsU", [] { return std::make_unique<TheilsU>(NominalOptions{.num_classes = 3}); },
        scores, labels},
+      {"MeanIoU per class without background",
+       [] {
+         return std::make_unique<MeanIoU>(MeanIoUOptions{.num_classes = 3,
+                                                         .include_background = false,
+                                                         .per_class = true,
+                                                         .input_format = "mixed"});
+       },
+       scores.unsqueeze(2),
+       torch::where(binary.to(torch::kBool), labels, scores.argmax(1)).unsqueeze(1)},
       {"ClusterAccuracy",
        [] { return std::make_unique<ClusterAccuracy>(ClusterAccuracyOptions{.num_classes = 3}); },
        scores.argmax(1), labels},
