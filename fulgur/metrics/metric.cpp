@@ -109,32 +109,108 @@ at::Tensor Metric::forward(const at::Tensor& input, const at::Tensor& target) {
   if (full_state) {
     put_back();
   } else {
+    // The accumulated states come back, and the batch's fresh ones fold into them.
     for (size_t i = 0; i < states_.size(); ++i) {
       State& s = states_[i];
-      const auto before = values[i].defined() ? values[i].to(s.value.device()) : values[i];
-      switch (s.reduction) {
-        case Reduction::Sum:
-          s.value = s.value + before;
-          break;
-        case Reduction::Max:
-          s.value = at::maximum(s.value, before);
-          break;
-        case Reduction::Min:
-          s.value = at::minimum(s.value, before);
-          break;
-        case Reduction::Cat: {
-          auto merged = std::move(chunks[i]);
-          for (auto& chunk : s.chunks) merged.push_back(std::move(chunk));
-          s.chunks = std::move(merged);
-          break;
-        }
-      }
+      const auto batch = s.value;
+      auto batch_chunks = std::move(s.chunks);
+      s.value = values[i].to(device_);
+      s.chunks = std::move(chunks[i]);
+      reduce_into(s, batch, std::move(batch_chunks));
     }
     update_count_ = count + 1;
   }
   computed_ = at::Tensor();
   forward_value_ = batch_value;
   return batch_value;
+}
+
+void Metric::reduce_into(State& state, const at::Tensor& value, std::vector<at::Tensor> chunks) {
+  switch (state.reduction) {
+    case Reduction::Sum:
+      state.value = state.value + value.to(state.value.device());
+      break;
+    case Reduction::Max:
+      state.value = at::maximum(state.value, value.to(state.value.device()));
+      break;
+    case Reduction::Min:
+      state.value = at::minimum(state.value, value.to(state.value.device()));
+      break;
+    case Reduction::Cat:
+      for (auto& chunk : chunks) state.chunks.push_back(chunk.to(state.initial.device()));
+      break;
+  }
+}
+
+void Metric::merge_state(const Metric& other) {
+  if (other.name_ != name_ || other.states_.size() != states_.size()) {
+    fail(fmt::format("merge_state() needs another {}, not {}", name_, other.name_));
+  }
+  if (other.synced_) fail("merge_state() was given a synced metric; unsync() it first");
+  merge_state(other.state_values(), other.update_count_);
+}
+
+void Metric::merge_state(const std::vector<at::Tensor>& values, int64_t update_count) {
+  if (full_state_update()) {
+    fail(
+        "merge_state() cannot merge this metric: its update needs the accumulated states "
+        "(full_state_update), so batches seen apart do not fold together");
+  }
+  if (synced_) fail("merge_state() was called while the metric is synced; call unsync() first");
+  if (values.size() != states_.size()) {
+    fail(fmt::format("merge_state() was given {} state values; this metric has {}", values.size(),
+                     states_.size()));
+  }
+  for (size_t i = 0; i < states_.size(); ++i) {
+    const auto& s = states_[i];
+    const auto& v = values[i];
+    const bool fits =
+        s.reduction == Reduction::Cat
+            ? v.dim() == s.initial.dim() && v.sizes().slice(1) == s.initial.sizes().slice(1)
+            : v.sizes() == s.initial.sizes();
+    if (!fits) {
+      fail(fmt::format("merge_state() was given state \"{}\" of shape {}; this metric's is {}",
+                       s.name, shape_text(v.sizes()), shape_text(s.initial.sizes())));
+    }
+  }
+  for (size_t i = 0; i < states_.size(); ++i) {
+    auto& s = states_[i];
+    const auto value = values[i].detach().to(s.initial.scalar_type());
+    if (s.reduction == Reduction::Cat) {
+      reduce_into(s, value, {value});
+    } else {
+      reduce_into(s, value, {});
+    }
+  }
+  update_count_ += update_count;
+  computed_ = at::Tensor();
+}
+
+std::vector<Metric::StateInfo> Metric::state_info() const {
+  std::vector<StateInfo> info;
+  for (const auto& s : states_) info.push_back({s.name, s.reduction, s.initial});
+  return info;
+}
+
+std::vector<at::Tensor> Metric::state_values() const {
+  std::vector<at::Tensor> values;
+  for (size_t i = 0; i < states_.size(); ++i) values.push_back(state_value(i));
+  return values;
+}
+
+at::Tensor Metric::state_value(StateId id) const {
+  const auto& s = states_.at(id);
+  return s.reduction == Reduction::Cat ? cat_state(id) : s.value;
+}
+
+void Metric::set_state(StateId id, const at::Tensor& value) {
+  auto& s = states_.at(id);
+  const auto v = value.detach().to(s.initial.device(), s.initial.scalar_type());
+  if (s.reduction == Reduction::Cat) {
+    s.chunks = {v};
+  } else {
+    s.value = v;
+  }
 }
 
 at::Tensor Metric::compute() {

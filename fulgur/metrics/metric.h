@@ -86,6 +86,31 @@ class Metric {
   c10::IValue state_dict() const;
   void load_state_dict(const c10::IValue& state);
 
+  // torchmetrics' merge_state: folds `other`'s states (the same metric, built with the same
+  // options) into this one's by each state's reduction, and adds its update count, as if this
+  // metric had seen other's batches too. MetricError for another kind of metric or one whose
+  // update needs the accumulated states (full_state_update), and while either is synced.
+  void merge_state(const Metric& other);
+  // The same with state values given in registration order (as state_values() returns them).
+  void merge_state(const std::vector<at::Tensor>& values, int64_t update_count);
+
+  // What wrappers need to keep copies of a metric's states (Running): each state's name,
+  // reduction and value after reset, in registration order; and the current values (a cat
+  // state's chunks joined).
+  struct StateInfo {
+    std::string name;
+    Reduction reduction;
+    at::Tensor initial;
+  };
+  std::vector<StateInfo> state_info() const;
+  std::vector<at::Tensor> state_values() const;
+
+  // torchmetrics' full_state_update: true when update_state() must see the accumulated states
+  // (a running window overwrites its oldest slot), so forward() cannot merge a batch's fresh
+  // states into them by their reductions. forward() then updates the accumulated states, and
+  // computes the batch alone in fresh states that it drops after.
+  virtual bool full_state_update() const { return false; }
+
  protected:
   using StateId = size_t;
   // Registers a state; `initial` is its value after reset (for Cat: an empty tensor whose
@@ -96,16 +121,14 @@ class Metric {
   // Cat states: append a chunk (converted to the state's dtype), or read all chunks joined.
   void append(StateId id, const at::Tensor& chunk);
   at::Tensor cat_state(StateId id) const;
+  // Any state's current value (a cat state's chunks joined), and its replacement (a cat state
+  // then holds `value` as its one chunk).
+  at::Tensor state_value(StateId id) const;
+  void set_state(StateId id, const at::Tensor& value);
 
   // The subclass' part of update(): inputs already on the states' device.
   virtual void update_state(const at::Tensor& input, const at::Tensor& target) = 0;
   virtual at::Tensor compute_value() = 0;
-  // torchmetrics' full_state_update: true when update_state() must see the accumulated states
-  // (a running window overwrites its oldest slot), so forward() cannot merge a batch's fresh
-  // states into them by their reductions. forward() then updates the accumulated states, and
-  // computes the batch alone in fresh states that it drops after.
-  virtual bool full_state_update() const { return false; }
-
   // "Accuracy: <message>" as a MetricError.
   [[noreturn]] void fail(const std::string& message) const;
 
@@ -123,6 +146,8 @@ class Metric {
     int64_t update_count;
   };
   at::Tensor gather_cat(Strategy& strategy, const State& state) const;
+  // Folds `value` (a Sum/Max/Min value, or chunks to append for Cat) into `state`.
+  static void reduce_into(State& state, const at::Tensor& value, std::vector<at::Tensor> chunks);
 
   std::string name_;
   std::vector<State> states_;

@@ -16,6 +16,8 @@
 #include "fulgur/metrics/accuracy.h"
 #include "fulgur/metrics/adjusted_mutual_info_score.h"
 #include "fulgur/metrics/adjusted_rand_score.h"
+#include "fulgur/metrics/audio/scale_invariant_signal_distortion_ratio.h"
+#include "fulgur/metrics/audio/source_aggregated_signal_distortion_ratio.h"
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/average_precision.h"
 #include "fulgur/metrics/calibration_error.h"
@@ -33,6 +35,8 @@
 #include "fulgur/metrics/f1_score.h"
 #include "fulgur/metrics/hamming_distance.h"
 #include "fulgur/metrics/hinge_loss.h"
+#include "fulgur/metrics/image/peak_signal_noise_ratio.h"
+#include "fulgur/metrics/image/structural_similarity_index_measure.h"
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
@@ -60,6 +64,7 @@
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/metrics/sum_metric.h"
 #include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
+#include "fulgur/metrics/text/perplexity.h"
 #include "fulgur/metrics/theils_u.h"
 #include "fulgur/metrics/tweedie_deviance_score.h"
 #include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
@@ -306,6 +311,29 @@ std::vector<Case> cases() {
        },
        scores.unsqueeze(2),
        torch::where(binary.to(torch::kBool), labels, scores.argmax(1)).unsqueeze(1)},
+      {"ScaleInvariantSignalDistortionRatio zero mean",
+       [] {
+         return std::make_unique<ScaleInvariantSignalDistortionRatio>(
+             ScaleInvariantSignalDistortionRatioOptions{.zero_mean = true});
+       },
+       scores, scores + torch::randn({n, c}, torch::kDouble)},
+      {"SourceAggregatedSignalDistortionRatio",
+       [] { return std::make_unique<SourceAggregatedSignalDistortionRatio>(); },
+       scores.reshape({n, 1, c}), (scores + 0.5).reshape({n, 1, c})},
+      {"PeakSignalNoiseRatio per row",
+       [] {
+         return std::make_unique<PeakSignalNoiseRatio>(
+             PeakSignalNoiseRatioOptions{.data_range = 2.0, .dim = {1}});
+       },
+       scores, scores.softmax(1)},
+      {"StructuralSimilarityIndexMeasure",
+       [] {
+         return std::make_unique<StructuralSimilarityIndexMeasure>(
+             StructuralSimilarityIndexMeasureOptions{.sigma = 0.5, .data_range = 1.0});
+       },
+       torch::rand({n, 1, 4, 4}, torch::kDouble), torch::rand({n, 1, 4, 4}, torch::kDouble)},
+      {"Perplexity", [] { return std::make_unique<Perplexity>(); }, scores.reshape({n, 1, c}),
+       labels.reshape({n, 1})},
       {"ClusterAccuracy",
        [] { return std::make_unique<ClusterAccuracy>(ClusterAccuracyOptions{.num_classes = 3}); },
        scores.argmax(1), labels},

@@ -1,0 +1,53 @@
+#pragma once
+// StructuralSimilarityIndexMeasure (torchmetrics' SSIM): for each image of [N, C, H, W] (or
+// volume of [N, C, D, H, W]), the mean over its pixels and channels of
+//   (2 mu_p mu_t + c1)(2 sigma_pt + c2) / ((mu_p^2 + mu_t^2 + c1)(sigma_p^2 + sigma_t^2 + c2)),
+// the local means, variances and covariance taken under a window around each pixel: a
+// Gaussian of `sigma` (truncated at 3.5 sigma, so its size is 2 round(3.5 sigma) + 1 and
+// kernel_size is not used) or, without gaussian_kernel, a uniform kernel_size box. The images
+// are reflect-padded by half the window, so every pixel counts, as torchmetrics' current SSIM.
+// c1 = (k1 data_range)^2, c2 = (k2 data_range)^2; without data_range, each batch's own
+// (the larger of preds' and target's max - min, read to the host). Reduced over the images by
+// `reduction`: "elementwise_mean", "sum", or "none" (a [N] tensor of every image seen).
+// States: "similarity" (summed, or every image's under "none") and "total" (the images).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fulgur/metrics/image/image_inputs.h"
+#include "fulgur/metrics/metric.h"
+
+namespace fulgur::metrics {
+
+struct StructuralSimilarityIndexMeasureOptions {
+  bool gaussian_kernel = true;
+  double sigma = 1.5;
+  int64_t kernel_size = 11;  // the uniform window's size (odd)
+  std::string reduction = "elementwise_mean";
+  std::optional<DataRange> data_range;  // none: each batch's own range
+  double k1 = 0.01;
+  double k2 = 0.03;
+};
+
+class StructuralSimilarityIndexMeasure : public Metric {
+ public:
+  // Raises ConfigError for an even or non-positive kernel_size, a sigma that is not positive,
+  // a data_range that is not positive, or an unknown reduction.
+  explicit StructuralSimilarityIndexMeasure(StructuralSimilarityIndexMeasureOptions options = {});
+  bool is_scalar() const override { return options_.reduction != "none"; }
+  std::optional<bool> higher_is_better() const override { return true; }
+
+ protected:
+  void update_state(const at::Tensor& preds, const at::Tensor& target) override;
+  at::Tensor compute_value() override;
+
+ private:
+  // The window over `spatial_dims` dimensions, [C, 1, size...], float64 on `device`.
+  at::Tensor window(int64_t channels, int64_t spatial_dims, const c10::Device& device) const;
+
+  StructuralSimilarityIndexMeasureOptions options_;
+  int64_t window_size_;
+  StateId similarity_, total_;
+};
+
+}  // namespace fulgur::metrics
