@@ -1,7 +1,8 @@
-// The image metrics (PeakSignalNoiseRatio, TotalVariation, StructuralSimilarityIndexMeasure)
-// against numpy, and SSIM's windows against scipy.ndimage's Gaussian and uniform filters
-// (mode "mirror" is torch's reflect padding; truncate 3.5 gives torchmetrics' window size);
-// the reductions, data ranges, 3-D volumes and the errors.
+// The image metrics: PeakSignalNoiseRatio, TotalVariation, UniversalImageQualityIndex,
+// SpectralAngleMapper and ErrorRelativeGlobalDimensionlessSynthesis against numpy, and
+// StructuralSimilarityIndexMeasure against scipy.ndimage's Gaussian and uniform filters (mode
+// "mirror" is torch's reflect padding; truncate 3.5 gives torchmetrics' window size); the
+// reductions, data ranges, 3-D volumes and the errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -12,9 +13,12 @@
 #include <vector>
 
 #include "fulgur/errors.h"
+#include "fulgur/metrics/image/error_relative_global_dimensionless_synthesis.h"
 #include "fulgur/metrics/image/peak_signal_noise_ratio.h"
+#include "fulgur/metrics/image/spectral_angle_mapper.h"
 #include "fulgur/metrics/image/structural_similarity_index_measure.h"
 #include "fulgur/metrics/image/total_variation.h"
+#include "fulgur/metrics/image/universal_image_quality_index.h"
 #include "fulgur/metrics/metric_error.h"
 #include "metrics/classification_helpers.h"
 #include "metrics/reference.h"
@@ -165,6 +169,58 @@ TEST(StructuralSimilarityIndexMeasure, VolumesMatchScipy) {
       1e-9);
 }
 
+const char* kRemoteSensing =
+    "def uqi(p, t, k=11, s=1.5):\n"
+    "    r = (k - 1) // 2\n"
+    "    f = lambda x: ndimage.gaussian_filter(x, (0, 0, s, s), mode='mirror', truncate=r / s)\n"
+    "    mp, mt = f(p), f(t)\n"
+    "    vp = np.maximum(f(p * p) - mp ** 2, 0)\n"
+    "    vt = np.maximum(f(t * t) - mt ** 2, 0)\n"
+    "    cov = f(p * t) - mp * mt\n"
+    "    eps = np.finfo(np.float64).eps\n"
+    "    m = (2 * mp * mt) * (2 * cov) / ((mp ** 2 + mt ** 2) * (vp + vt) + eps)\n"
+    "    return m[..., r:-r, r:-r]\n"
+    "def sam(p, t):\n"
+    "    c = (p * t).sum(1) / (np.linalg.norm(p, axis=1) * np.linalg.norm(t, axis=1))\n"
+    "    return np.arccos(np.clip(c, -1, 1))\n"
+    "def ergas(p, t, ratio=4.0):\n"
+    "    n, c = p.shape[:2]\n"
+    "    pp, tt = p.reshape(n, c, -1), t.reshape(n, c, -1)\n"
+    "    rmse = np.sqrt(((pp - tt) ** 2).mean(2))\n"
+    "    return 100 / ratio * np.sqrt(((rmse / tt.mean(2)) ** 2).mean(1))\n";
+
+TEST(ImageMetrics, UqiSamAndErgasMatchNumpy) {
+  torch::manual_seed(13);
+  const auto [preds, target] = noisy_images({5, 3, 13, 12});
+  std::vector<Check> checks;
+  UniversalImageQualityIndex uqi;
+  checks.push_back({"UQI", feed(uqi, preds, target), "uqi(P, T).mean()"});
+  UniversalImageQualityIndex uqi_small({.kernel_size = 7, .sigma = 1.0, .reduction = "sum"});
+  checks.push_back({"UQI 7, sum", feed(uqi_small, preds, target), "uqi(P, T, 7, 1.0).sum()"});
+  // Clamping left some pixels black in every band, where the angle is undefined (NaN).
+  SpectralAngleMapper sam;
+  checks.push_back({"SAM", feed(sam, preds + 0.1, target + 0.1), "sam(P + 0.1, T + 0.1).mean()"});
+  SpectralAngleMapper sam_sum({.reduction = "sum"});
+  checks.push_back(
+      {"SAM sum", feed(sam_sum, preds + 0.1, target + 0.1), "sam(P + 0.1, T + 0.1).sum()"});
+  ErrorRelativeGlobalDimensionlessSynthesis ergas;
+  checks.push_back({"ERGAS", feed(ergas, preds, target), "ergas(P, T).mean()"});
+  ErrorRelativeGlobalDimensionlessSynthesis ergas_each({.ratio = 2, .reduction = "none"});
+  checks.push_back({"ERGAS ratio 2, none", feed(ergas_each, preds, target), "ergas(P, T, 2.0)"});
+  expect_reference(arrays(preds, target) + kRemoteSensing, checks, 1e-9);
+  EXPECT_EQ(sam.higher_is_better(), false);
+  EXPECT_EQ(ergas.higher_is_better(), false);
+  EXPECT_EQ(uqi.higher_is_better(), true);
+  EXPECT_FALSE(ergas_each.is_scalar());
+  // Identical spectra: no angle and no error; UQI of an image with itself is 1 where it varies.
+  SpectralAngleMapper same;
+  EXPECT_NEAR(same.forward(target, target).item<double>(), 0.0, 1e-6);
+  ErrorRelativeGlobalDimensionlessSynthesis exact;
+  EXPECT_EQ(exact.forward(target, target).item<double>(), 0.0);
+  UniversalImageQualityIndex itself;
+  EXPECT_NEAR(itself.forward(target, target).item<double>(), 1.0, 1e-9);
+}
+
 TEST(ImageMetrics, BadInputIsAClearError) {
   EXPECT_THAT([] { PeakSignalNoiseRatio({}); },
               Throws<ConfigError>("PeakSignalNoiseRatio: data_range must be positive", "not 0"));
@@ -210,6 +266,26 @@ TEST(ImageMetrics, BadInputIsAClearError) {
       },
       Throws<MetricError>("TotalVariation", "takes the images alone"));
 
+  EXPECT_THAT([] { UniversalImageQualityIndex({.reduction = "none"}); },
+              Throws<ConfigError>("UniversalImageQualityIndex(reduction=\"none\")",
+                                  "\"elementwise_mean\" or \"sum\""));
+  EXPECT_THAT([] { UniversalImageQualityIndex({.kernel_size = 0}); },
+              Throws<ConfigError>("UniversalImageQualityIndex", "kernel_size must be odd"));
+  UniversalImageQualityIndex uqi;
+  EXPECT_THAT(
+      [&] {
+        uqi.update(torch::zeros({1, 1, 10, 20}), torch::zeros({1, 1, 10, 20}));
+      },
+      Throws<MetricError>("[1, 1, 10, 20] are smaller than the window of 11", "Universal"));
+  SpectralAngleMapper sam;
+  EXPECT_THAT(
+      [&] {
+        sam.update(torch::zeros({2, 1, 4, 4}), torch::zeros({2, 1, 4, 4}));
+      },
+      Throws<MetricError>("SpectralAngleMapper", "C >= 2 bands, not [2, 1, 4, 4]"));
+  EXPECT_THAT(
+      [] { ErrorRelativeGlobalDimensionlessSynthesis({.ratio = 0}); },
+      Throws<ConfigError>("ErrorRelativeGlobalDimensionlessSynthesis", "ratio must be positive"));
   EXPECT_THAT([] { StructuralSimilarityIndexMeasure({.kernel_size = 4}); },
               Throws<ConfigError>("kernel_size must be odd and positive", "not 4"));
   EXPECT_THAT([] { StructuralSimilarityIndexMeasure({.sigma = 0}); },

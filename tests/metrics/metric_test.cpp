@@ -24,6 +24,7 @@
 #include "fulgur/metrics/cluster_accuracy.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/concordance_corr_coef.h"
+#include "fulgur/metrics/continuous_ranked_probability_score.h"
 #include "fulgur/metrics/confusion_matrix.h"
 #include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/cramers_v.h"
@@ -38,6 +39,7 @@
 #include "fulgur/metrics/image/peak_signal_noise_ratio.h"
 #include "fulgur/metrics/image/structural_similarity_index_measure.h"
 #include "fulgur/metrics/jaccard_index.h"
+#include "fulgur/metrics/jensen_shannon_divergence.h"
 #include "fulgur/metrics/kendall_rank_corr_coef.h"
 #include "fulgur/metrics/kl_divergence.h"
 #include "fulgur/metrics/log_auc.h"
@@ -334,6 +336,14 @@ std::vector<Case> cases() {
        torch::rand({n, 1, 4, 4}, torch::kDouble), torch::rand({n, 1, 4, 4}, torch::kDouble)},
       {"Perplexity", [] { return std::make_unique<Perplexity>(); }, scores.reshape({n, 1, c}),
        labels.reshape({n, 1})},
+      {"JensenShannonDivergence sum",
+       [] {
+         return std::make_unique<JensenShannonDivergence>(
+             JensenShannonDivergenceOptions{.reduction = "sum"});
+       },
+       scores.softmax(1), (scores + torch::randn({n, c}, torch::kDouble)).softmax(1)},
+      {"ContinuousRankedProbabilityScore",
+       [] { return std::make_unique<ContinuousRankedProbabilityScore>(); }, scores, y},
       {"ClusterAccuracy",
        [] { return std::make_unique<ClusterAccuracy>(ClusterAccuracyOptions{.num_classes = 3}); },
        scores.argmax(1), labels},

@@ -1,32 +1,12 @@
 #include "fulgur/metrics/audio/signal_ratio_metric.h"
 
 #include <ATen/ATen.h>
-#include <c10/util/BFloat16.h>
-#include <c10/util/Half.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
-#include <limits>
 
 #include "fulgur/metrics/regression_inputs.h"
 
 namespace fulgur::metrics {
-namespace {
-
-double machine_epsilon(at::ScalarType dtype) {
-  switch (dtype) {
-    case at::kDouble:
-      return std::numeric_limits<double>::epsilon();
-    case at::kHalf:
-      return static_cast<float>(std::numeric_limits<c10::Half>::epsilon());
-    case at::kBFloat16:
-      return static_cast<float>(std::numeric_limits<c10::BFloat16>::epsilon());
-    default:
-      return std::numeric_limits<float>::epsilon();
-  }
-}
-
-}  // namespace
 
 SignalRatioMetric::SignalRatioMetric(std::string name, const std::string& sum_state,
                                      const std::string& total_state, int64_t min_dims)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fulgur/errors.h"
+#include "fulgur/metrics/image/local_statistics.h"
 #include "fulgur/metrics/option_choice.h"
 #include "fulgur/metrics/regression_inputs.h"
 
@@ -33,26 +34,6 @@ StructuralSimilarityIndexMeasure::StructuralSimilarityIndexMeasure(
                     ? add_state("similarity", at::zeros({0}, doubles), Reduction::Cat)
                     : add_state("similarity", at::zeros({}, doubles), Reduction::Sum);
   total_ = add_state("total", at::zeros({}, doubles), Reduction::Sum);
-}
-
-at::Tensor StructuralSimilarityIndexMeasure::window(int64_t channels, int64_t spatial_dims,
-                                                    const c10::Device& device) const {
-  const auto doubles = at::TensorOptions().dtype(at::kDouble).device(device);
-  at::Tensor line;
-  if (options_.gaussian_kernel) {
-    const double half = static_cast<double>(window_size_ - 1) / 2;
-    const auto offsets = at::arange(window_size_, doubles) - half;
-    line = (-(offsets / options_.sigma).square() / 2).exp();
-  } else {
-    line = at::ones({window_size_}, doubles);
-  }
-  line = line / line.sum();
-  // The separable window: the outer product of one line per spatial dimension.
-  auto kernel = line;
-  for (int64_t d = 1; d < spatial_dims; ++d) kernel = kernel.unsqueeze(-1) * line;
-  std::vector<int64_t> shape{channels, 1};
-  shape.insert(shape.end(), spatial_dims, window_size_);
-  return kernel.expand(shape).contiguous();
 }
 
 void StructuralSimilarityIndexMeasure::update_state(const at::Tensor& preds,
@@ -83,27 +64,15 @@ void StructuralSimilarityIndexMeasure::update_state(const at::Tensor& preds,
   const double c1 = std::pow(options_.k1 * span, 2);
   const double c2 = std::pow(options_.k2 * span, 2);
 
-  const std::vector<int64_t> padding(2 * spatial_dims, pad);
-  const auto reflect = [&](const at::Tensor& x) {
-    return spatial_dims == 2 ? at::reflection_pad2d(x, padding) : at::reflection_pad3d(x, padding);
-  };
-  const int64_t n = p.size(0), channels = p.size(1);
-  // The five local statistics in one grouped convolution over the stacked inputs.
-  const auto stacked = reflect(at::cat({p, t, p * p, t * t, p * t}));
-  const auto kernel = window(channels, spatial_dims, p.device());
-  const std::vector<int64_t> ones(spatial_dims, 1), zeros(spatial_dims, 0);
-  const auto local =
-      spatial_dims == 2
-          ? at::conv2d(stacked, kernel, at::Tensor(), ones, at::IntArrayRef(zeros), ones, channels)
-          : at::conv3d(stacked, kernel, at::Tensor(), ones, at::IntArrayRef(zeros), ones, channels);
-  const auto parts = local.split(n);
-  const auto& mu_p = parts[0];
-  const auto& mu_t = parts[1];
-  const auto var_p = (parts[2] - mu_p.square()).clamp_min(0);
-  const auto var_t = (parts[3] - mu_t.square()).clamp_min(0);
-  const auto covariance = parts[4] - mu_p * mu_t;
-  const auto map = ((2 * mu_p * mu_t + c1) * (2 * covariance + c2)) /
-                   ((mu_p.square() + mu_t.square() + c1) * (var_p + var_t + c2));
+  const auto window = image_window(p.size(1), spatial_dims, window_size_,
+                                   options_.gaussian_kernel ? options_.sigma : 0, p.device());
+  const auto local = local_statistics(p, t, window);
+  const auto& mu_p = local.mean_preds;
+  const auto& mu_t = local.mean_target;
+  const auto map =
+      ((2 * mu_p * mu_t + c1) * (2 * local.covariance + c2)) /
+      ((mu_p.square() + mu_t.square() + c1) * (local.var_preds + local.var_target + c2));
+  const int64_t n = p.size(0);
   const auto per_image = map.reshape({n, -1}).mean(1);
   if (options_.reduction == "none") {
     append(similarity_, per_image);

@@ -42,9 +42,6 @@ class StructuralSimilarityIndexMeasure : public Metric {
   at::Tensor compute_value() override;
 
  private:
-  // The window over `spatial_dims` dimensions, [C, 1, size...], float64 on `device`.
-  at::Tensor window(int64_t channels, int64_t spatial_dims, const c10::Device& device) const;
-
   StructuralSimilarityIndexMeasureOptions options_;
   int64_t window_size_;
   StateId similarity_, total_;
