@@ -5,16 +5,14 @@
 // Each row is normalised to sum to 1 first; with log_prob, p and q are log-probabilities,
 // taken as they are. States: "measures" (and "total").
 #include <optional>
-#include <string>
 
+#include "fulgur/metrics/kl_divergence.h"
 #include "fulgur/metrics/row_reduction.h"
 
 namespace fulgur::metrics {
 
-struct JensenShannonDivergenceOptions {
-  bool log_prob = false;           // p and q hold log-probabilities
-  std::string reduction = "mean";  // "mean", "sum" or "none"
-};
+// The same options as KLDivergence: .log_prob and .reduction = "mean".
+using JensenShannonDivergenceOptions = KLDivergenceOptions;
 
 class JensenShannonDivergence : public RowReduction {
  public:
