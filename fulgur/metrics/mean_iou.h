@@ -2,7 +2,7 @@
 // MeanIoU (torchmetrics' segmentation.MeanIoU): the intersection over union of each class'
 // predicted and true masks, taken per sample and averaged over the samples in which the class
 // appears (in either mask). preds and target are [N, C, ...] one-hot masks or scores (the
-// argmax over dimension 1), or [N, ...] class indices; [H, W] and [L] indices are one sample.
+// argmax over dimension 1), or [N, ...] class indices (see segmentation_inputs.h).
 // The states are a per-class sum of scores and count of samples: constant memory, summed across
 // ranks.
 #include <cstdint>
@@ -34,10 +34,6 @@ class MeanIoU : public Metric {
   at::Tensor compute_value() override;
 
  private:
-  // An input as [N, C, ...] 0/1 masks: class indices [N, ...] one-hot encoded, scores by their
-  // argmax over dimension 1, one-hot masks as they are (any nonzero a 1).
-  at::Tensor masks(const at::Tensor& input, bool indices, const char* what) const;
-
   MeanIoUOptions options_;
   StateId score_, present_;  // per class: the samples' IoU summed, and how many samples had it
 };

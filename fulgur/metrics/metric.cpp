@@ -6,6 +6,7 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/metric_error.h"
+#include "fulgur/metrics/synced_compute.h"
 #include "fulgur/strategies/strategy.h"
 
 namespace fulgur::metrics {
@@ -223,17 +224,7 @@ at::Tensor Metric::compute() {
   return computed_;
 }
 
-at::Tensor Metric::compute(Strategy& strategy) {
-  sync(strategy);
-  try {
-    auto value = compute();
-    unsync();
-    return value;
-  } catch (...) {
-    unsync();
-    throw;
-  }
-}
+at::Tensor Metric::compute(Strategy& strategy) { return synced_compute(*this, strategy); }
 
 void Metric::reset() {
   for (auto& s : states_) {

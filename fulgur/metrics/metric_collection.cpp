@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "fulgur/errors.h"
+#include "fulgur/metrics/synced_compute.h"
 
 namespace fulgur::metrics {
 
@@ -65,15 +66,7 @@ std::map<std::string, at::Tensor> MetricCollection::compute() {
 }
 
 std::map<std::string, at::Tensor> MetricCollection::compute(Strategy& strategy) {
-  sync(strategy);
-  try {
-    auto out = compute();
-    unsync();
-    return out;
-  } catch (...) {
-    unsync();
-    throw;
-  }
+  return synced_compute(*this, strategy);
 }
 
 void MetricCollection::reset() {

@@ -112,6 +112,11 @@ TEST_F(MetricsDDPTest, SyncedValuesEqualSklearnOnTheWholeData) {
       {"ndcg",
        "np.mean([M.ndcg_score([y[np.arange(len(y)) % 11 == k]], [s[np.arange(len(y)) % 11 == k, "
        "0]], k=5) for k in range(11)])"},
+      {"multioutput_r2", "M.r2_score(ml, s, multioutput='raw_values')"},
+      // Rank 0's last 3 batches of 16 are samples 64-100, rank 1's 117-156.
+      {"running_mse", "M.mean_squared_error(np.r_[t[64:101], t[117:]], np.r_[q[64:101], q[117:]])"},
+      {"multitask_accuracy", "M.accuracy_score(y, p)"},
+      {"multitask_regression_mse", "M.mean_squared_error(t, q)"},
   };
   std::string script =
       testing::sklearn_prologue() +

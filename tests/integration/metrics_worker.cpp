@@ -32,11 +32,14 @@
 #include "fulgur/metrics/mean_squared_log_error.h"
 #include "fulgur/metrics/metric_collection.h"
 #include "fulgur/metrics/minkowski_distance.h"
+#include "fulgur/metrics/multioutput_wrapper.h"
+#include "fulgur/metrics/multitask_wrapper.h"
 #include "fulgur/metrics/pearson_corr_coef.h"
 #include "fulgur/metrics/precision.h"
 #include "fulgur/metrics/r2_score.h"
 #include "fulgur/metrics/retrieval_normalized_dcg.h"
 #include "fulgur/metrics/roc.h"
+#include "fulgur/metrics/running.h"
 #include "fulgur/metrics/spearman_corr_coef.h"
 #include "fulgur/metrics/symmetric_mean_absolute_percentage_error.h"
 #include "fulgur/metrics/weighted_mean_absolute_percentage_error.h"
@@ -150,6 +153,16 @@ int main() {
     fm::KLDivergence kl;
     // Queries of documents on both ranks: sample i belongs to query i % 11.
     fm::RetrievalNormalizedDCG ndcg({.top_k = 5});
+    // Each label column's R2 of the logits; the MSE of each rank's last 3 batches.
+    fm::MultioutputWrapper multioutput_r2(std::make_unique<fm::R2Score>(), 3);
+    fm::Running running_mse(std::make_unique<fm::MeanSquaredError>(), 3);
+    fm::MultitaskWrapper multitask(
+        {{"accuracy", std::make_shared<fm::Accuracy>(
+                          fm::ClassificationOptions{.task = "multiclass", .num_classes = 3})},
+         {"regression",
+          std::make_shared<fm::MetricCollection>(std::vector<fm::MetricCollection::Entry>{
+              {"mse", std::make_shared<fm::MeanSquaredError>()}})}},
+        {.prefix = "multitask_"});
     const auto queries = torch::arange(data.labels.size(0)) % 11;
     for (int64_t a = begin; a < end; a += 16) {
       const int64_t b = std::min(a + 16, end);
@@ -170,6 +183,11 @@ int main() {
       kl.update(data.scores.slice(0, a, b).softmax(1), data.scores.slice(0, a, b).sigmoid());
       ndcg.update(data.scores.slice(0, a, b).select(1, 0), data.labels.slice(0, a, b),
                   queries.slice(0, a, b));
+      multioutput_r2.update(data.scores.slice(0, a, b), data.multilabel.slice(0, a, b));
+      running_mse.update(data.yhat.slice(0, a, b), data.y.slice(0, a, b));
+      multitask.update(
+          {{"accuracy", data.scores.slice(0, a, b)}, {"regression", data.yhat.slice(0, a, b)}},
+          {{"accuracy", data.labels.slice(0, a, b)}, {"regression", data.y.slice(0, a, b)}});
     }
     std::map<std::string, fm::Metric*> singles{{"binary_auroc", &binary_auroc},
                                                {"mse", &mse},
@@ -182,7 +200,9 @@ int main() {
                                                {"cosine_mean", &cosine},
                                                {"msle", &msle},
                                                {"kl", &kl},
-                                               {"ndcg", &ndcg}};
+                                               {"ndcg", &ndcg},
+                                               {"multioutput_r2", &multioutput_r2},
+                                               {"running_mse", &running_mse}};
     std::cout << "rank=" << rank << "\nsamples=" << end - begin << '\n';
     for (auto* collection : {&metrics, &labelled, &regressed}) {
       for (const auto& [name, value] : collection->compute()) {
@@ -191,6 +211,12 @@ int main() {
     }
     for (const auto& [name, metric] : singles) {
       std::cout << "local_" << name << '=' << flat(metric->compute()) << '\n';
+    }
+    for (const auto& [name, value] : multitask.compute()) {
+      std::cout << "local_" << name << '=' << flat(value) << '\n';
+    }
+    for (const auto& [name, value] : multitask.compute(s)) {
+      std::cout << "synced_" << name << '=' << flat(value) << '\n';
     }
     for (auto* collection : {&metrics, &labelled, &regressed}) {
       for (const auto& [name, value] : collection->compute(s)) {

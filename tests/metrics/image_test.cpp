@@ -1,6 +1,7 @@
 // The image metrics: PeakSignalNoiseRatio, TotalVariation, UniversalImageQualityIndex,
 // SpectralAngleMapper and ErrorRelativeGlobalDimensionlessSynthesis against numpy, and
-// StructuralSimilarityIndexMeasure against scipy.ndimage's Gaussian and uniform filters (mode
+// StructuralSimilarityIndexMeasure and MultiScaleStructuralSimilarityIndexMeasure (2x2 mean
+// pooling between scales) against scipy.ndimage's Gaussian and uniform filters (mode
 // "mirror" is torch's reflect padding; truncate 3.5 gives torchmetrics' window size); the
 // reductions, data ranges, 3-D volumes and the errors.
 #include <gmock/gmock.h>
@@ -14,6 +15,7 @@
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/image/error_relative_global_dimensionless_synthesis.h"
+#include "fulgur/metrics/image/multi_scale_structural_similarity_index_measure.h"
 #include "fulgur/metrics/image/peak_signal_noise_ratio.h"
 #include "fulgur/metrics/image/spectral_angle_mapper.h"
 #include "fulgur/metrics/image/structural_similarity_index_measure.h"
@@ -41,7 +43,7 @@ const char* kImage =
     "def tv(x):\n"
     "    return (np.abs(np.diff(x, axis=2)).sum((1, 2, 3)) +\n"
     "            np.abs(np.diff(x, axis=3)).sum((1, 2, 3)))\n"
-    "def ssim(p, t, R, gauss=True, sigma=1.5, k=11, k1=0.01, k2=0.03):\n"
+    "def ssim_parts(p, t, R, gauss=True, sigma=1.5, k=11, k1=0.01, k2=0.03):\n"
     "    if R is None:\n"
     "        R = max(p.max() - p.min(), t.max() - t.min())\n"
     "    spatial = p.ndim - 2\n"
@@ -55,8 +57,34 @@ const char* kImage =
     "    vt = np.maximum(f(t * t) - mt ** 2, 0)\n"
     "    cov = f(p * t) - mp * mt\n"
     "    c1, c2 = (k1 * R) ** 2, (k2 * R) ** 2\n"
-    "    m = (2 * mp * mt + c1) * (2 * cov + c2) / ((mp ** 2 + mt ** 2 + c1) * (vp + vt + c2))\n"
-    "    return m.reshape(len(p), -1).mean(1)\n";
+    "    cs = (2 * cov + c2) / (vp + vt + c2)\n"
+    "    m = (2 * mp * mt + c1) / (mp ** 2 + mt ** 2 + c1) * cs\n"
+    "    pad = int(3.5 * sigma + 0.5) if gauss else (k - 1) // 2\n"
+    "    crop = (slice(None),) * 2 + (slice(pad, -pad),) * spatial\n"
+    "    per_image = lambda x: x.mean(axis=tuple(range(1, x.ndim)))\n"
+    "    return per_image(m), per_image(cs[crop])\n"
+    "def ssim(*args, **kwargs):\n"
+    "    return ssim_parts(*args, **kwargs)[0]\n"
+    "def pool(x):\n"
+    "    for axis in range(2, x.ndim):\n"
+    "        n = x.shape[axis] // 2 * 2\n"
+    "        x = np.take(x, range(0, n, 2), axis=axis) + np.take(x, range(1, n, 2), axis=axis)\n"
+    "        x = x / 2\n"
+    "    return x\n"
+    "def ms_ssim(p, t, R, betas=(0.0448, 0.2856, 0.3001, 0.2363, 0.1333), normalize='relu',\n"
+    "            clip=(-np.inf, np.inf), **kw):\n"
+    "    terms = []\n"
+    "    for i in range(len(betas)):\n"
+    "        if i:\n"
+    "            p, t = pool(p), pool(t)\n"
+    "        s, cs = ssim_parts(np.clip(p, *clip), np.clip(t, *clip), R, **kw)\n"
+    "        terms.append(cs if i + 1 < len(betas) else s)\n"
+    "    x = np.stack(terms)\n"
+    "    if normalize == 'relu':\n"
+    "        x = np.maximum(x, 0)\n"
+    "    if normalize == 'simple':\n"
+    "        x = (x + 1) / 2\n"
+    "    return np.prod(x ** np.array(betas)[:, None], 0)\n";
 
 std::pair<at::Tensor, at::Tensor> noisy_images(std::vector<int64_t> shape) {
   const auto target = torch::rand(shape, torch::kDouble);
@@ -167,6 +195,70 @@ TEST(StructuralSimilarityIndexMeasure, VolumesMatchScipy) {
       {{"gaussian", feed(gaussian, preds, target), "ssim(P, T, 1.0, sigma=1.0).mean()"},
        {"uniform", feed(uniform, preds, target), "ssim(P, T, 1.0, gauss=False, k=5)"}},
       1e-9);
+}
+
+TEST(MultiScaleStructuralSimilarityIndexMeasure, MatchesScipyFilters) {
+  torch::manual_seed(12);
+  const auto [preds, target] = noisy_images({5, 2, 48, 53});
+  const std::vector<double> betas{0.2, 0.3, 0.5};
+  std::vector<Check> checks;
+  MultiScaleStructuralSimilarityIndexMeasure relu(
+      {.sigma = 1.0, .data_range = 1.0, .betas = betas});
+  checks.push_back(
+      {"relu", feed(relu, preds, target), "ms_ssim(P, T, 1.0, betas, sigma=1.0).mean()"});
+  MultiScaleStructuralSimilarityIndexMeasure simple({.sigma = 1.0,
+                                                     .reduction = "none",
+                                                     .data_range = 1.0,
+                                                     .betas = betas,
+                                                     .normalize = "simple"});
+  checks.push_back({"simple, none", feed(simple, preds, target),
+                    "ms_ssim(P, T, 1.0, betas, 'simple', sigma=1.0)"});
+  // A (min, max) range clamps each scale's images, pooled from the unclamped ones (as
+  // torchmetrics).
+  MultiScaleStructuralSimilarityIndexMeasure raw({.gaussian_kernel = false,
+                                                  .kernel_size = 5,
+                                                  .reduction = "sum",
+                                                  .data_range = std::pair{0.1, 0.9},
+                                                  .k1 = 0.02,
+                                                  .k2 = 0.05,
+                                                  .betas = betas,
+                                                  .normalize = std::nullopt});
+  checks.push_back({"uniform 5, clamped, no normalize, sum", feed(raw, preds, target),
+                    "ms_ssim(P, T, 0.8, betas, None, (0.1, 0.9), gauss=False, k=5, k1=0.02, "
+                    "k2=0.05).sum()"});
+  // Without data_range, each scale's own range (of the pooled images).
+  MultiScaleStructuralSimilarityIndexMeasure own_range({.sigma = 1.0, .betas = betas});
+  checks.push_back({"own range", own_range.forward(preds * 3, target * 2),
+                    "ms_ssim(P * 3, T * 2, None, betas, sigma=1.0).mean()"});
+  expect_reference(arrays(preds, target) + "betas = (0.2, 0.3, 0.5)\n", checks, 1e-9);
+  // Anti-correlated images have negative terms: "relu" makes them 0, and the product 0; without
+  // normalize a negative term to a fractional power is a NaN, as in torchmetrics.
+  MultiScaleStructuralSimilarityIndexMeasure clipped(
+      {.sigma = 1.0, .data_range = 1.0, .betas = betas});
+  EXPECT_EQ(clipped.forward(1 - target, target).item<double>(), 0.0);
+  MultiScaleStructuralSimilarityIndexMeasure unclipped(
+      {.sigma = 1.0, .data_range = 1.0, .betas = betas, .normalize = std::nullopt});
+  EXPECT_TRUE(std::isnan(unclipped.forward(1 - target, target).item<double>()));
+  EXPECT_FALSE(simple.is_scalar());
+  EXPECT_EQ(simple.compute().sizes(), (std::vector<int64_t>{5}));
+
+  // Volumes pool 2x2x2.
+  const auto [vp, vt] = noisy_images({3, 1, 8, 12, 12});
+  MultiScaleStructuralSimilarityIndexMeasure volumes(
+      {.sigma = 0.5, .data_range = 1.0, .betas = {0.4, 0.6}});
+  expect_reference(
+      arrays(vp, vt),
+      {{"volumes", feed(volumes, vp, vt), "ms_ssim(P, T, 1.0, (0.4, 0.6), sigma=0.5).mean()"}},
+      1e-9);
+
+  // torchmetrics' documented value: torch.manual_seed(42), 3 noise images of 3x256x256 against
+  // three quarters of themselves.
+  torch::manual_seed(42);
+  const auto noise = torch::rand({3, 3, 256, 256});
+  MultiScaleStructuralSimilarityIndexMeasure documented({.data_range = 1.0});
+  EXPECT_NEAR(documented.forward(noise, noise * 0.75).item<double>(), 0.9628, 5e-5);
+  MultiScaleStructuralSimilarityIndexMeasure same({.data_range = 1.0});
+  EXPECT_NEAR(same.forward(noise, noise).item<double>(), 1.0, 1e-12);
 }
 
 const char* kRemoteSensing =
@@ -293,6 +385,22 @@ TEST(ImageMetrics, BadInputIsAClearError) {
   EXPECT_THAT(
       [] { StructuralSimilarityIndexMeasure({.data_range = -1.0}); },
       Throws<ConfigError>("StructuralSimilarityIndexMeasure", "data_range must be positive"));
+  EXPECT_THAT(
+      [] { MultiScaleStructuralSimilarityIndexMeasure({.betas = {}}); },
+      Throws<ConfigError>("MultiScaleStructuralSimilarityIndexMeasure", "betas must not be empty"));
+  EXPECT_THAT([] { MultiScaleStructuralSimilarityIndexMeasure({.normalize = "max"}); },
+              Throws<ConfigError>("(normalize=\"max\")", "\"relu\" or \"simple\""));
+  MultiScaleStructuralSimilarityIndexMeasure ms_ssim({.data_range = 1.0});
+  EXPECT_THAT(
+      [&] {
+        ms_ssim.update(torch::zeros({1, 1, 30, 200}), torch::zeros({1, 1, 30, 200}));
+      },
+      Throws<MetricError>("images of 30x200 are too small for 5 scales", "at least 32"));
+  EXPECT_THAT(
+      [&] {
+        ms_ssim.update(torch::zeros({1, 1, 170, 200}), torch::zeros({1, 1, 170, 200}));
+      },
+      Throws<MetricError>("for 5 scales and kernel_size 11", "must exceed 160"));
   StructuralSimilarityIndexMeasure ssim({.data_range = 1.0});
   EXPECT_THAT(
       [&] {

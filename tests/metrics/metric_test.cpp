@@ -24,19 +24,26 @@
 #include "fulgur/metrics/cluster_accuracy.h"
 #include "fulgur/metrics/cohen_kappa.h"
 #include "fulgur/metrics/concordance_corr_coef.h"
-#include "fulgur/metrics/continuous_ranked_probability_score.h"
 #include "fulgur/metrics/confusion_matrix.h"
+#include "fulgur/metrics/continuous_ranked_probability_score.h"
 #include "fulgur/metrics/cosine_similarity.h"
 #include "fulgur/metrics/cramers_v.h"
 #include "fulgur/metrics/critical_success_index.h"
 #include "fulgur/metrics/davies_bouldin_score.h"
+#include "fulgur/metrics/dice_score.h"
 #include "fulgur/metrics/dunn_index.h"
 #include "fulgur/metrics/exact_match.h"
 #include "fulgur/metrics/explained_variance.h"
 #include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/fleiss_kappa.h"
+#include "fulgur/metrics/generalized_dice_score.h"
 #include "fulgur/metrics/hamming_distance.h"
 #include "fulgur/metrics/hinge_loss.h"
+#include "fulgur/metrics/image/multi_scale_structural_similarity_index_measure.h"
 #include "fulgur/metrics/image/peak_signal_noise_ratio.h"
+#include "fulgur/metrics/image/relative_average_spectral_error.h"
+#include "fulgur/metrics/image/root_mean_squared_error_using_sliding_window.h"
+#include "fulgur/metrics/image/spatial_correlation_coefficient.h"
 #include "fulgur/metrics/image/structural_similarity_index_measure.h"
 #include "fulgur/metrics/jaccard_index.h"
 #include "fulgur/metrics/jensen_shannon_divergence.h"
@@ -53,6 +60,7 @@
 #include "fulgur/metrics/minkowski_distance.h"
 #include "fulgur/metrics/multilabel_coverage_error.h"
 #include "fulgur/metrics/multilabel_ranking_loss.h"
+#include "fulgur/metrics/multioutput_wrapper.h"
 #include "fulgur/metrics/negative_predictive_value.h"
 #include "fulgur/metrics/normalized_mutual_info_score.h"
 #include "fulgur/metrics/normalized_root_mean_squared_error.h"
@@ -334,6 +342,48 @@ std::vector<Case> cases() {
              StructuralSimilarityIndexMeasureOptions{.sigma = 0.5, .data_range = 1.0});
        },
        torch::rand({n, 1, 4, 4}, torch::kDouble), torch::rand({n, 1, 4, 4}, torch::kDouble)},
+      {"MultiScaleStructuralSimilarityIndexMeasure",
+       [] {
+         return std::make_unique<MultiScaleStructuralSimilarityIndexMeasure>(
+             MultiScaleStructuralSimilarityIndexMeasureOptions{
+                 .sigma = 0.5, .kernel_size = 3, .data_range = 1.0, .betas = {0.5, 0.5}});
+       },
+       torch::rand({n, 1, 8, 8}, torch::kDouble), torch::rand({n, 1, 8, 8}, torch::kDouble)},
+      {"MultioutputWrapper(R2Score)",
+       [] { return std::make_unique<MultioutputWrapper>(std::make_unique<R2Score>(), 3); }, scores,
+       scores + torch::randn({n, c}, torch::kDouble)},
+      {"DiceScore weighted",
+       [] {
+         return std::make_unique<DiceScore>(
+             DiceScoreOptions{.num_classes = 3, .average = "weighted", .input_format = "index"});
+       },
+       torch::randint(0, 3, {n, 4, 4}, torch::kLong),
+       torch::randint(0, 3, {n, 4, 4}, torch::kLong)},
+      {"DiceScore global",
+       [] {
+         return std::make_unique<DiceScore>(DiceScoreOptions{
+             .num_classes = 3, .aggregation_level = "global", .input_format = "index"});
+       },
+       torch::randint(0, 3, {n, 4, 4}, torch::kLong),
+       torch::randint(0, 3, {n, 4, 4}, torch::kLong)},
+      {"GeneralizedDiceScore",
+       [] {
+         return std::make_unique<GeneralizedDiceScore>(
+             GeneralizedDiceScoreOptions{.num_classes = 3, .input_format = "index"});
+       },
+       torch::randint(0, 3, {n, 4, 4}, torch::kLong),
+       torch::randint(0, 3, {n, 4, 4}, torch::kLong)},
+      {"FleissKappa", [] { return std::make_unique<FleissKappa>(); },
+       torch::one_hot(torch::randint(0, 3, {n, 5}, torch::kLong), 3).sum(1), at::Tensor()},
+      {"RootMeanSquaredErrorUsingSlidingWindow",
+       [] { return std::make_unique<RootMeanSquaredErrorUsingSlidingWindow>(); },
+       torch::rand({n, 1, 9, 9}, torch::kDouble), torch::rand({n, 1, 9, 9}, torch::kDouble)},
+      {"RelativeAverageSpectralError",
+       [] { return std::make_unique<RelativeAverageSpectralError>(); },
+       torch::rand({n, 2, 9, 10}, torch::kDouble), torch::rand({n, 2, 9, 10}, torch::kDouble)},
+      {"SpatialCorrelationCoefficient",
+       [] { return std::make_unique<SpatialCorrelationCoefficient>(); },
+       torch::rand({n, 1, 8, 8}, torch::kDouble), torch::rand({n, 1, 8, 8}, torch::kDouble)},
       {"Perplexity", [] { return std::make_unique<Perplexity>(); }, scores.reshape({n, 1, c}),
        labels.reshape({n, 1})},
       {"JensenShannonDivergence sum",

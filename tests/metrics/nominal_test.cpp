@@ -8,10 +8,12 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fulgur/errors.h"
 #include "fulgur/metrics/cramers_v.h"
+#include "fulgur/metrics/fleiss_kappa.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/pearsons_contingency_coefficient.h"
 #include "fulgur/metrics/theils_u.h"
@@ -178,6 +180,82 @@ TEST(NominalAssociation, BadInputIsAClearError) {
       Throws<MetricError>("TschuprowsT", "needs preds and target"));
   t.update(torch::zeros({0}, torch::kLong), torch::zeros({0}, torch::kLong));
   EXPECT_THAT([&] { t.compute(); }, Throws<MetricError>("TschuprowsT", "no samples"));
+}
+
+// Fleiss' kappa from counts [samples, categories], with torchmetrics' 1e-5 in the denominator.
+const char* kFleiss =
+    "def fleiss(c):\n"
+    "    n = c.sum(1).max()\n"
+    "    shares = c.sum(0) / (len(c) * n)\n"
+    "    agreement = (((c ** 2).sum(1) - n) / (n * (n - 1))).mean()\n"
+    "    chance = (shares ** 2).sum()\n"
+    "    return (agreement - chance) / (1 - chance + 1e-5)\n";
+
+TEST(FleissKappa, MatchesNumpyFromCountsAndProbabilities) {
+  torch::manual_seed(16);
+  // 31 samples, 4 categories, 9 raters who lean towards category 2.
+  const auto votes = torch::multinomial(torch::tensor({0.2, 0.2, 0.5, 0.1}), 31 * 9, true);
+  const auto chosen = votes.reshape({31, 9});
+  const auto counts = torch::one_hot(chosen, 4).sum(1);
+  // Probabilities whose argmax over the categories is each rater's choice.
+  const auto probs =
+      (torch::one_hot(chosen, 4).to(torch::kDouble) * 3 + torch::rand({31, 9, 4}, torch::kDouble))
+          .softmax(2)
+          .permute({0, 2, 1});
+  FleissKappa from_counts;
+  FleissKappa from_probs({.mode = "probs"});
+  for (const auto& [a, b] : std::vector<std::pair<int64_t, int64_t>>{{0, 10}, {10, 13}, {13, 31}}) {
+    from_counts.update(counts.slice(0, a, b));
+    from_probs.update(probs.slice(0, a, b));
+  }
+  expect_reference(std::string(kFleiss) + "C = np.array(" + py(counts) + ", dtype=float)\n",
+                   {{"counts", from_counts.compute(), "fleiss(C)"},
+                    {"probs", from_probs.compute(), "fleiss(C)"}},
+                   1e-12);
+  EXPECT_EQ(from_counts.higher_is_better(), true);
+
+  // torchmetrics' documented values: seeded with 42, 100 samples of 10 raters over 5 categories.
+  torch::manual_seed(42);
+  const auto ratings = torch::randint(0, 10, {100, 5}, torch::kLong);
+  FleissKappa documented;
+  EXPECT_NEAR(documented.forward(ratings).item<double>(), 0.0089, 5e-5);
+  FleissKappa documented_probs({.mode = "probs"});
+  EXPECT_NEAR(documented_probs.forward(torch::randn({100, 5, 10}).softmax(1)).item<double>(),
+              -0.0075, 5e-5);
+  // Raters who always agree: 1, less what the 1e-5 takes off.
+  FleissKappa agreed;
+  const auto unanimous = torch::tensor({{3, 0}, {0, 3}, {3, 0}}, torch::kLong);
+  EXPECT_NEAR(agreed.forward(unanimous).item<double>(), 1.0, 3e-5);
+  EXPECT_LT(agreed.compute().item<double>(), 1.0);
+}
+
+TEST(FleissKappa, BadInputIsAClearError) {
+  EXPECT_THAT([] { FleissKappa({.mode = "prob"}); },
+              Throws<ConfigError>("FleissKappa(mode=\"prob\")", "\"counts\" or \"probs\""));
+  FleissKappa counts;
+  EXPECT_THAT(
+      [&] {
+        counts.update(torch::rand({4, 3}));
+      },
+      Throws<MetricError>("mode \"counts\", ratings must be integer counts", "[4, 3]"));
+  EXPECT_THAT(
+      [&] {
+        counts.update(torch::ones({4, 3}, torch::kLong), torch::ones({4}));
+      },
+      Throws<MetricError>("FleissKappa", "takes the ratings alone"));
+  FleissKappa probs({.mode = "probs"});
+  EXPECT_THAT(
+      [&] {
+        probs.update(torch::ones({4, 3}, torch::kLong));
+      },
+      Throws<MetricError>("mode \"probs\", ratings must be floating", "[4, 3]"));
+  counts.update(torch::ones({4, 3}, torch::kLong));
+  counts.update(torch::ones({4, 2}, torch::kLong));
+  EXPECT_THAT([&] { counts.compute(); },
+              Throws<MetricError>("same number of categories", "saw 3 and 2"));
+  FleissKappa lonely;
+  lonely.update(torch::tensor({{1, 0}, {0, 1}}, torch::kLong));
+  EXPECT_THAT([&] { lonely.compute(); }, Throws<MetricError>("FleissKappa", "at least two raters"));
 }
 
 }  // namespace

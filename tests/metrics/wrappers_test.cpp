@@ -1,4 +1,5 @@
-// ClasswiseWrapper and MinMaxMetric, torchmetrics' wrappers whose compute() is a dict: the
+// ClasswiseWrapper, MinMaxMetric and MultitaskWrapper, torchmetrics' wrappers whose compute() is
+// a dict: the
 // keys as torchmetrics names them, the values against hand-computed ones, across thread
 // ranks, saved and loaded; then the errors.
 #include <gmock/gmock.h>
@@ -14,9 +15,14 @@
 #include "fulgur/errors.h"
 #include "fulgur/metrics/accuracy.h"
 #include "fulgur/metrics/classwise_wrapper.h"
+#include "fulgur/metrics/f1_score.h"
+#include "fulgur/metrics/mean_absolute_error.h"
 #include "fulgur/metrics/mean_metric.h"
+#include "fulgur/metrics/mean_squared_error.h"
+#include "fulgur/metrics/metric_collection.h"
 #include "fulgur/metrics/metric_error.h"
 #include "fulgur/metrics/min_max_metric.h"
+#include "fulgur/metrics/multitask_wrapper.h"
 #include "fulgur/metrics/sum_metric.h"
 #include "metrics/classification_helpers.h"
 #include "metrics/thread_world.h"
@@ -164,6 +170,116 @@ TEST(MinMaxMetric, Errors) {
   ASSERT_EQ(state.erase("max_val"), 1u);
   EXPECT_THAT([&] { tracked.load_state_dict(state); },
               Throws<CheckpointError>("MinMaxMetric state", "no number \"max_val\""));
+}
+
+// torchmetrics' documented example: a binary classification and a regression task.
+MultitaskWrapper::TaskTensors example_preds() {
+  return {{"Classification", torch::tensor({0, 0, 1}, torch::kLong)},
+          {"Regression", torch::tensor({3.0, 5.0, 2.5})}};
+}
+MultitaskWrapper::TaskTensors example_targets() {
+  return {{"Classification", torch::tensor({0, 1, 0}, torch::kLong)},
+          {"Regression", torch::tensor({2.5, 5.0, 4.0})}};
+}
+std::shared_ptr<Accuracy> binary_accuracy() {
+  return std::make_shared<Accuracy>(ClassificationOptions{.task = "binary"});
+}
+
+TEST(MultitaskWrapper, TorchmetricsDocumentedValues) {
+  MultitaskWrapper single({{"Classification", binary_accuracy()},
+                           {"Regression", std::make_shared<MeanSquaredError>()}});
+  single.update(example_preds(), example_targets());
+  EXPECT_THAT(numbers(single.compute()),
+              ElementsAre(Pair("Classification", 1.0 / 3), Pair("Regression", 2.5 / 3)));
+
+  auto classification = std::make_shared<MetricCollection>(std::vector<MetricCollection::Entry>{
+      {"BinaryAccuracy", binary_accuracy()},
+      {"BinaryF1Score", std::make_shared<F1Score>(ClassificationOptions{.task = "binary"})}});
+  auto regression = std::make_shared<MetricCollection>(std::vector<MetricCollection::Entry>{
+      {"MeanSquaredError", std::make_shared<MeanSquaredError>()},
+      {"MeanAbsoluteError", std::make_shared<MeanAbsoluteError>()}});
+  MultitaskWrapper collections({{"Classification", classification}, {"Regression", regression}});
+  EXPECT_THAT(collections.keys(),
+              ElementsAre("Classification_BinaryAccuracy", "Classification_BinaryF1Score",
+                          "Regression_MeanSquaredError", "Regression_MeanAbsoluteError"));
+  // forward: the batch's values, here the same as compute()'s after one batch.
+  EXPECT_THAT(numbers(collections.forward(example_preds(), example_targets())),
+              ElementsAre(Pair("Classification_BinaryAccuracy", 1.0 / 3),
+                          Pair("Classification_BinaryF1Score", 0.0),
+                          Pair("Regression_MeanAbsoluteError", 2.0 / 3),
+                          Pair("Regression_MeanSquaredError", 2.5 / 3)));
+  EXPECT_EQ(numbers(collections.compute()),
+            numbers(collections.forward(example_preds(), example_targets())));
+
+  MultitaskWrapper prefixed(
+      {{"Classification", binary_accuracy()}, {"Regression", std::make_shared<MeanSquaredError>()}},
+      {.prefix = "train_", .postfix = "_step"});
+  prefixed.update(example_preds(), example_targets());
+  EXPECT_THAT(numbers(prefixed.compute()), ElementsAre(Pair("train_Classification_step", 1.0 / 3),
+                                                       Pair("train_Regression_step", 2.5 / 3)));
+  prefixed.reset();
+  EXPECT_THROW(prefixed.compute(), MetricError);
+}
+
+TEST(MultitaskWrapper, SyncsAndSavesEveryTask) {
+  auto make = [] {
+    return MultitaskWrapper(
+        {{"Classification", binary_accuracy()},
+         {"Regression", std::make_shared<MetricCollection>(std::vector<MetricCollection::Entry>{
+                            {"mse", std::make_shared<MeanSquaredError>()}})}});
+  };
+  // Rank 0 sees the example, rank 1 the example with every answer right: 4/6 and 2.5/6.
+  ThreadWorld world(2);
+  std::vector<std::map<std::string, double>> synced(2);
+  world.run([&](int rank) {
+    ThreadRank strategy(world, rank);
+    auto wrapper = make();
+    wrapper.update(example_preds(), rank == 0 ? example_targets() : example_preds());
+    synced[rank] = numbers(wrapper.compute(strategy));
+  });
+  for (const auto& values : synced) {
+    EXPECT_THAT(values,
+                ElementsAre(Pair("Classification", 4.0 / 6), Pair("Regression_mse", 2.5 / 6)));
+  }
+
+  auto saved = make();
+  saved.update(example_preds(), example_targets());
+  auto loaded = make();
+  loaded.load_state_dict(saved.state_dict());
+  EXPECT_EQ(numbers(loaded.compute()), numbers(saved.compute()));
+  MultitaskWrapper other({{"Detection", binary_accuracy()}});
+  EXPECT_THAT([&] { other.load_state_dict(saved.state_dict()); },
+              Throws<CheckpointError>("MultitaskWrapper state in the checkpoint has 2 tasks",
+                                      "this wrapper 1 (Detection)"));
+}
+
+TEST(MultitaskWrapper, Errors) {
+  using Tasks = std::vector<std::pair<std::string, MultitaskWrapper::TaskMetric>>;
+  EXPECT_THAT([] { MultitaskWrapper(Tasks{}); },
+              Throws<ConfigError>("MultitaskWrapper", "at least one task"));
+  EXPECT_THAT(
+      [] {
+        MultitaskWrapper({{"", binary_accuracy()}});
+      },
+      Throws<ConfigError>("MultitaskWrapper", "a task needs a name"));
+  EXPECT_THAT(
+      [] {
+        MultitaskWrapper({{"a", std::shared_ptr<Metric>()}});
+      },
+      Throws<ConfigError>("task \"a\"", "has no metric"));
+  EXPECT_THAT(
+      [] {
+        MultitaskWrapper({{"a", binary_accuracy()}, {"a", binary_accuracy()}});
+      },
+      Throws<ConfigError>("the task \"a\"", "given twice"));
+  MultitaskWrapper wrapper({{"Classification", binary_accuracy()},
+                            {"Regression", std::make_shared<MeanSquaredError>()}});
+  auto missing = example_preds();
+  missing.erase("Regression");
+  EXPECT_THAT(
+      [&] { wrapper.update(missing, example_targets()); },
+      Throws<MetricError>("the tasks' names as keys, [Classification, Regression]",
+                          "preds has [Classification], targets [Classification, Regression]"));
 }
 
 }  // namespace

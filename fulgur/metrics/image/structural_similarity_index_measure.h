@@ -10,29 +10,16 @@
 // (the larger of preds' and target's max - min, read to the host). Reduced over the images by
 // `reduction`: "elementwise_mean", "sum", or "none" (a [N] tensor of every image seen).
 // States: "similarity" (summed, or every image's under "none") and "total" (the images).
-#include <cstdint>
 #include <optional>
-#include <string>
 
-#include "fulgur/metrics/image/image_inputs.h"
+#include "fulgur/metrics/image/structural_similarity.h"
 #include "fulgur/metrics/metric.h"
 
 namespace fulgur::metrics {
 
-struct StructuralSimilarityIndexMeasureOptions {
-  bool gaussian_kernel = true;
-  double sigma = 1.5;
-  int64_t kernel_size = 11;  // the uniform window's size (odd)
-  std::string reduction = "elementwise_mean";
-  std::optional<DataRange> data_range;  // none: each batch's own range
-  double k1 = 0.01;
-  double k2 = 0.03;
-};
-
 class StructuralSimilarityIndexMeasure : public Metric {
  public:
-  // Raises ConfigError for an even or non-positive kernel_size, a sigma that is not positive,
-  // a data_range that is not positive, or an unknown reduction.
+  // Raises ConfigError for bad options (check_similarity_options).
   explicit StructuralSimilarityIndexMeasure(StructuralSimilarityIndexMeasureOptions options = {});
   bool is_scalar() const override { return options_.reduction != "none"; }
   std::optional<bool> higher_is_better() const override { return true; }
@@ -43,7 +30,6 @@ class StructuralSimilarityIndexMeasure : public Metric {
 
  private:
   StructuralSimilarityIndexMeasureOptions options_;
-  int64_t window_size_;
   StateId similarity_, total_;
 };
 
