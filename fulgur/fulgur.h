@@ -58,6 +58,7 @@
 #include "fulgur/metrics/audio/source_aggregated_signal_distortion_ratio.h"
 #include "fulgur/metrics/auroc.h"
 #include "fulgur/metrics/average_precision.h"
+#include "fulgur/metrics/boot_strapper.h"
 #include "fulgur/metrics/calibration_error.h"
 #include "fulgur/metrics/calinski_harabasz_score.h"
 #include "fulgur/metrics/cat_metric.h"
